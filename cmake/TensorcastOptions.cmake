@@ -1,0 +1,30 @@
+# Options, language level and warning flags of tensorcast.
+include_guard(GLOBAL)
+
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+option(BUILD_SHARED_LIBS "Build tensorcast as a shared library" OFF)
+option(TENSORCAST_BUILD_TESTS "Build the tests" ${PROJECT_IS_TOP_LEVEL})
+option(TENSORCAST_BUILD_TOOLS "Build the tensorcast command-line program" ${PROJECT_IS_TOP_LEVEL})
+option(TENSORCAST_BUILD_BENCHMARKS "Build the Google Benchmark programs" ${PROJECT_IS_TOP_LEVEL})
+option(TENSORCAST_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+option(TENSORCAST_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+option(TENSORCAST_COMPILE_ALL_ATTAINABLE
+       "Compile every attainable Highway target (incl. the scalar fallback) so tests can force each" ON)
+set(TENSORCAST_ONNX_NODE_TESTS "${PROJECT_SOURCE_DIR}/../shared/onnx-node-tests" CACHE PATH
+    "Folder of ONNX conformance data (test_cast_*, test_castlike_*, legacy-v1.18.0)")
+
+# Warning set for every target of the project.
+add_library(tensorcast_warnings INTERFACE)
+target_compile_options(tensorcast_warnings INTERFACE -Wall -Wextra -Wshadow
+  $<$<BOOL:${TENSORCAST_WARNINGS_AS_ERRORS}>:-Werror>)
+
+if(TENSORCAST_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,61 @@
+// tensorcast/cast.h: ONNX Cast (opsets 1-25) and CastLike (15-25).
+//
+// Semantics are Cast-25's (a superset of the older opsets): one rounding of the exact
+// source value, float8 `saturate`, float8e8m0 `round_mode`, numpy's string spellings.
+// The rules, and where they deliberately differ from onnx.reference, are in README.md.
+#ifndef TENSORCAST_CAST_H_
+#define TENSORCAST_CAST_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "tensorcast/data_type.h"
+#include "tensorcast/status.h"
+
+namespace tensorcast {
+
+// Rounding of float8e8m0 targets (Cast-24 `round_mode`). Other targets ignore it.
+enum class RoundMode : int { kUp = 0, kDown = 1, kNearest = 2 };
+
+struct CastOptions {
+  // Float8 targets (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0): values beyond the format's
+  // range become +-MAX when true, NaN/Inf (as the format allows) when false.
+  bool saturate = true;
+  RoundMode round_mode = RoundMode::kUp;
+};
+
+// Converts `count` elements of `src_type` at `src` into `dst_type` at `dst`.
+// - Numeric buffers hold StorageBytes(type, count) bytes, little-endian; packed types
+//   (INT4, UINT4, FLOAT4E2M1, INT2, UINT2) are packed with zero padding in the last byte.
+// - STRING buffers are arrays of `count` std::string objects (dst strings are assigned).
+// - src and dst must not overlap unless they are the same pointer with the same type.
+// Returns an error (and writes nothing) for unknown/complex types, null pointers with
+// count > 0 and byte counts that overflow; for an unparsable string element it returns
+// kParseError naming the element index and text (earlier elements have been written).
+Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+            const CastOptions& options = {});
+
+// ONNX CastLike: Cast to the element type of a second tensor (`like_type`); the second
+// tensor's values and shape are not used. Unlike onnx.reference, round_mode is honoured.
+Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type,
+                size_t count, const CastOptions& options = {});
+
+// Opset-specific attribute handling.
+// Checks that Cast (or CastLike when `cast_like` is true) of `opset` accepts the pair:
+// Cast 1/6: numeric + bool; 9: + STRING; 13: + BFLOAT16; 19: + four float8 types;
+// 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2.
+// CastLike exists from opset 15.
+Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like = false);
+
+// Parses the `round_mode` attribute: "up", "down" or "nearest" (exact spelling).
+Status ParseRoundMode(std::string_view text, RoundMode* out);
+
+// "up", "down", "nearest".
+const char* RoundModeName(RoundMode mode) noexcept;
+
+// The Highway target that bulk kernels dispatch to on this CPU (e.g. "AVX3", "NEON").
+const char* ActiveTargetName() noexcept;
+
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_CAST_H_

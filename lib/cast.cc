@@ -1,0 +1,146 @@
+// Public Cast / CastLike: validate the arguments, then convert. Validation happens
+// before anything is written. No exception leaves this file.
+#include "tensorcast/cast.h"
+
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "lib/reference/reference_cast.h"
+
+namespace tensorcast {
+namespace {
+
+std::string TypeLabel(DataType t) {
+  return std::string(DataTypeName(t)) + " (" + std::to_string(static_cast<int>(t)) + ")";
+}
+
+Status CheckType(DataType type, const char* which) {
+  if (!IsValidDataType(type)) {
+    return Status(StatusCode::kInvalidArgument, std::string(which) + ": unknown data type code " +
+                                                    std::to_string(static_cast<int>(type)));
+  }
+  if (!IsCastable(type)) {
+    return Status(StatusCode::kUnsupported,
+                  std::string(which) + ": " + TypeLabel(type) + " is not supported by Cast");
+  }
+  return Status::Ok();
+}
+
+Status Validate(const void* src, DataType src_type, const void* dst, DataType dst_type,
+                size_t count, const CastOptions& options) {
+  Status s = CheckType(src_type, "source type");
+  if (!s.ok()) return s;
+  s = CheckType(dst_type, "target type");
+  if (!s.ok()) return s;
+  const int mode = static_cast<int>(options.round_mode);
+  if (mode < 0 || mode > 2) {
+    return Status(StatusCode::kInvalidArgument,
+                  "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
+  }
+  size_t src_bytes = 0, dst_bytes = 0;
+  s = CheckedStorageBytes(src_type, count, &src_bytes);
+  if (!s.ok()) return s;
+  s = CheckedStorageBytes(dst_type, count, &dst_bytes);
+  if (!s.ok()) return s;
+  if (count > 0 && src == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "src is null with count " + std::to_string(count));
+  }
+  if (count > 0 && dst == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "dst is null with count " + std::to_string(count));
+  }
+  if (count > 0 && src != dst) {
+    const auto* s0 = static_cast<const unsigned char*>(src);
+    const auto* d0 = static_cast<const unsigned char*>(dst);
+    if (s0 < d0 + dst_bytes && d0 < s0 + src_bytes) {
+      return Status(StatusCode::kInvalidArgument, "src and dst overlap");
+    }
+  }
+  if (count > 0 && src == dst && src_type != dst_type) {
+    return Status(StatusCode::kInvalidArgument,
+                  "src and dst are the same buffer but the types differ (in-place Cast "
+                  "needs equal types)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+            const CastOptions& options) {
+  try {
+    Status s = Validate(src, src_type, dst, dst_type, count, options);
+    if (!s.ok() || count == 0 || src == dst) return s;
+    return reference::Cast(src, src_type, dst, dst_type, count, options);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, "out of memory");
+  } catch (...) {
+    return Status(StatusCode::kInternal, "unexpected exception");
+  }
+}
+
+Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type,
+                size_t count, const CastOptions& options) {
+  return Cast(src, src_type, dst, like_type, count, options);
+}
+
+Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
+  // First opset of Cast that accepts each type (0: never).
+  auto since = [](DataType t) -> int {
+    switch (t) {
+      case DataType::kFloat: case DataType::kDouble: case DataType::kFloat16:
+      case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
+      case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
+      case DataType::kUint64: case DataType::kBool:
+        return 1;
+      case DataType::kString: return 9;
+      case DataType::kBfloat16: return 13;
+      case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ:
+      case DataType::kFloat8E5M2: case DataType::kFloat8E5M2FNUZ:
+        return 19;
+      case DataType::kUint4: case DataType::kInt4: return 21;
+      case DataType::kFloat4E2M1: return 23;
+      case DataType::kFloat8E8M0: return 24;
+      case DataType::kUint2: case DataType::kInt2: return 25;
+      default: return 0;
+    }
+  };
+  const char* op = cast_like ? "CastLike" : "Cast";
+  if (opset < 1 || opset > 25 || (cast_like && opset < 15)) {
+    return Status(StatusCode::kUnsupported, std::string(op) + ": opset " + std::to_string(opset) +
+                                                " is not supported (Cast 1-25, CastLike 15-25)");
+  }
+  for (DataType t : {from, to}) {
+    Status s = CheckType(t, t == from ? "source type" : "target type");
+    if (!s.ok()) return s;
+    if (since(t) == 0 || opset < since(t)) {
+      return Status(StatusCode::kUnsupported,
+                    std::string(op) + "-" + std::to_string(opset) + " does not accept " +
+                        TypeLabel(t) + " (added in opset " + std::to_string(since(t)) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseRoundMode(std::string_view text, RoundMode* out) {
+  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
+  if (text == "up") { *out = RoundMode::kUp; return Status::Ok(); }
+  if (text == "down") { *out = RoundMode::kDown; return Status::Ok(); }
+  if (text == "nearest") { *out = RoundMode::kNearest; return Status::Ok(); }
+  return Status(StatusCode::kInvalidArgument, "round_mode: unknown value \"" + std::string(text) +
+                                                  "\" (expected up, down or nearest)");
+}
+
+const char* RoundModeName(RoundMode mode) noexcept {
+  switch (mode) {
+    case RoundMode::kUp: return "up";
+    case RoundMode::kDown: return "down";
+    case RoundMode::kNearest: return "nearest";
+  }
+  return "invalid";
+}
+
+}  // namespace tensorcast
