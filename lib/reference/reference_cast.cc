@@ -1,6 +1,217 @@
+// The reference Cast: every element is decoded to its exact value (exact.h) and
+// encoded once into the target. Strings go through string_codec.h.
 #include "lib/reference/reference_cast.h"
-namespace tensorcast { namespace reference {
-Status Cast(const void*, DataType, void*, DataType, size_t, const CastOptions&) {
-  return Status(StatusCode::kInternal, "not implemented yet");
+
+#include <charconv>
+#include <cstring>
+#include <string>
+
+#include "lib/reference/exact.h"
+#include "lib/reference/string_codec.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "tensorcast stores elements little-endian and supports little-endian hosts only"
+#endif
+
+namespace tensorcast {
+namespace reference {
+namespace {
+
+enum class Kind { kFloat, kSigned, kUnsigned, kBool, kString };
+
+Kind KindOf(DataType t) {
+  switch (t) {
+    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32:
+    case DataType::kInt64: case DataType::kInt4: case DataType::kInt2:
+      return Kind::kSigned;
+    case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
+    case DataType::kUint64: case DataType::kUint4: case DataType::kUint2:
+      return Kind::kUnsigned;
+    case DataType::kBool: return Kind::kBool;
+    case DataType::kString: return Kind::kString;
+    default: return Kind::kFloat;
+  }
 }
-}}
+
+// Element i of a buffer of `bits`-wide elements, as an unsigned code.
+uint64_t LoadCode(const void* src, int bits, size_t i) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  switch (bits) {
+    case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
+    case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
+    case 8: return p[i];
+    case 16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+    case 32: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
+    default: { uint64_t v; std::memcpy(&v, p + 8 * i, 8); return v; }
+  }
+}
+
+// Stores element i. Packed types: the first element of a byte overwrites the whole
+// byte, so the padding bits of a partial last byte are zero.
+void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
+  auto* p = static_cast<unsigned char*>(dst);
+  switch (bits) {
+    case 2: {
+      const unsigned shift = 2 * (i % 4);
+      const auto v = static_cast<unsigned char>((code & 0x3) << shift);
+      p[i / 4] = shift == 0 ? v : static_cast<unsigned char>(p[i / 4] | v);
+      return;
+    }
+    case 4: {
+      const unsigned shift = 4 * (i % 2);
+      const auto v = static_cast<unsigned char>((code & 0xF) << shift);
+      p[i / 2] = shift == 0 ? v : static_cast<unsigned char>(p[i / 2] | v);
+      return;
+    }
+    case 8: p[i] = static_cast<unsigned char>(code); return;
+    case 16: { const auto v = static_cast<uint16_t>(code); std::memcpy(p + 2 * i, &v, 2); return; }
+    case 32: { const auto v = static_cast<uint32_t>(code); std::memcpy(p + 4 * i, &v, 4); return; }
+    default: std::memcpy(p + 8 * i, &code, 8); return;
+  }
+}
+
+int64_t SignExtend(uint64_t code, int bits) {
+  if (bits >= 64) return static_cast<int64_t>(code);
+  const uint64_t sign = 1ull << (bits - 1);
+  return static_cast<int64_t>((code ^ sign) - sign);
+}
+
+Exact Decode(DataType type, Kind kind, int bits, uint64_t code) {
+  switch (kind) {
+    case Kind::kSigned: return FromSigned(SignExtend(code, bits));
+    case Kind::kUnsigned: return FromUnsigned(code);
+    case Kind::kBool: {
+      Exact x = FromUnsigned(code != 0 ? 1 : 0);
+      x.is_bool = true;
+      return x;
+    }
+    default: return DecodeFloat(type, code);
+  }
+}
+
+uint64_t Encode(DataType type, Kind kind, int bits, const Exact& x, const CastOptions& options) {
+  switch (kind) {
+    case Kind::kSigned: return EncodeInt(x, bits, true);
+    case Kind::kUnsigned: return EncodeInt(x, bits, false);
+    case Kind::kBool: return IsNonZero(x) ? 1 : 0;
+    default: return EncodeFloat(type, x, options);
+  }
+}
+
+std::string FormatElement(DataType type, Kind kind, int bits, uint64_t code) {
+  char buf[32];
+  switch (kind) {
+    case Kind::kSigned:
+      return std::string(buf, std::to_chars(buf, buf + sizeof(buf), SignExtend(code, bits)).ptr);
+    case Kind::kUnsigned:
+      return std::string(buf, std::to_chars(buf, buf + sizeof(buf), code).ptr);
+    case Kind::kBool: return code != 0 ? "True" : "False";
+    default: return FormatFloat(type, code);
+  }
+}
+
+bool EqualsIgnoreCaseTrimmed(const std::string& s, const char* word) {
+  size_t b = 0, e = s.size();
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  while (b < e && space(s[b])) ++b;
+  while (e > b && space(s[e - 1])) --e;
+  const size_t n = std::strlen(word);
+  if (e - b != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = s[b + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[i]) return false;
+  }
+  return true;
+}
+
+// Parses one string element into the target code. Returns false if it is not a number.
+bool ParseElement(const std::string& s, DataType type, Kind kind, int bits,
+                  const CastOptions& options, Decimal* scratch, uint64_t* code) {
+  if (kind == Kind::kBool) {
+    if (EqualsIgnoreCaseTrimmed(s, "true")) { *code = 1; return true; }
+    if (EqualsIgnoreCaseTrimmed(s, "false")) { *code = 0; return true; }
+  }
+  if (!ParseDecimal(s, scratch)) return false;
+  const Decimal& d = *scratch;
+  switch (kind) {
+    case Kind::kSigned: *code = DecimalToInt(d, bits, true); return true;
+    case Kind::kUnsigned: *code = DecimalToInt(d, bits, false); return true;
+    case Kind::kBool: *code = (d.kind != Decimal::kFinite || d.len != 0) ? 1 : 0; return true;
+    default: break;
+  }
+  if (type == DataType::kDouble) {
+    const double v = DecimalToDouble(d);
+    std::memcpy(code, &v, sizeof(v));
+    return true;
+  }
+  *code = EncodeFloat(type, DecimalToExact(d), options);
+  return true;
+}
+
+std::string Quote(const std::string& s) {
+  constexpr size_t kMax = 64;
+  std::string q = "\"";
+  for (size_t i = 0; i < s.size() && i < kMax; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7F || c == '"' || c == '\\') {
+      static const char kHex[] = "0123456789abcdef";
+      q += "\\x";
+      q += kHex[c >> 4];
+      q += kHex[c & 0xF];
+    } else {
+      q += static_cast<char>(c);
+    }
+  }
+  if (s.size() > kMax) q += "...";
+  return q + "\"";
+}
+
+}  // namespace
+
+Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+            const CastOptions& options) {
+  const Kind sk = KindOf(src_type), dk = KindOf(dst_type);
+  const int sbits = BitWidth(src_type), dbits = BitWidth(dst_type);
+  if (sk == Kind::kString && dk == Kind::kString) {
+    const auto* in = static_cast<const std::string*>(src);
+    auto* out = static_cast<std::string*>(dst);
+    for (size_t i = 0; i < count; ++i) out[i] = in[i];
+    return Status::Ok();
+  }
+  if (src_type == dst_type) {
+    std::memcpy(dst, src, StorageBytes(src_type, count));
+    return Status::Ok();
+  }
+  if (sk == Kind::kString) {
+    const auto* in = static_cast<const std::string*>(src);
+    Decimal scratch;
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t code = 0;
+      if (!ParseElement(in[i], dst_type, dk, dbits, options, &scratch, &code)) {
+        return Status(StatusCode::kParseError,
+                      "element " + std::to_string(i) + ": cannot parse " + Quote(in[i]) +
+                          " as " + DataTypeName(dst_type) + " (" + std::to_string(i) +
+                          " elements before it were written)",
+                      i);
+      }
+      StoreCode(dst, dbits, i, code);
+    }
+    return Status::Ok();
+  }
+  if (dk == Kind::kString) {
+    auto* out = static_cast<std::string*>(dst);
+    for (size_t i = 0; i < count; ++i) {
+      out[i] = FormatElement(src_type, sk, sbits, LoadCode(src, sbits, i));
+    }
+    return Status::Ok();
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const Exact x = Decode(src_type, sk, sbits, LoadCode(src, sbits, i));
+    StoreCode(dst, dbits, i, Encode(dst_type, dk, dbits, x, options));
+  }
+  return Status::Ok();
+}
+
+}  // namespace reference
+}  // namespace tensorcast
