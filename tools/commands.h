@@ -1,0 +1,38 @@
+// tools/commands.h: the subcommands of the tensorcast program and their shared
+// conventions. Every command returns the process exit code; errors are printed as one
+// line "tensorcast: error: ..." on stderr.
+#ifndef TENSORCAST_TOOLS_COMMANDS_H_
+#define TENSORCAST_TOOLS_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace tensorcast {
+namespace cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;  // missing/corrupt files, Cast errors, failed writes
+constexpr int kExitUsage = 2;    // bad command line: option, type name, file extension
+
+// Prints "tensorcast: error: <message>" (newlines folded, control bytes escaped), returns
+// `exit_code`.
+int Fail(int exit_code, const std::string& message);
+
+// The option name of args[i]: "--name" for both "--name=value" and "--name".
+std::string OptionName(const std::string& arg);
+
+// The value of the option at args[*i]: after '=', or else the next argument (advancing
+// *i). Returns false when the value is missing.
+bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* value);
+
+// `tensorcast cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] IN OUT`
+int RunCast(const std::vector<std::string>& args);
+// `tensorcast types`
+int RunTypes(const std::vector<std::string>& args);
+// `tensorcast report [--count N] [IN]` (--count is for tests and quick looks)
+int RunReport(const std::vector<std::string>& args);
+
+}  // namespace cli
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_TOOLS_COMMANDS_H_

@@ -1,0 +1,269 @@
+// The `tensorcast` command-line program: convert tensor files with ONNX Cast semantics,
+// list the supported types, and report throughput and round-trip error on this machine.
+// Uses only the public tensorcast API.
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <tensorcast/tensorcast.h>
+
+#include "commands.h"
+#include "tensor_io.h"
+#include "text_table.h"
+
+namespace tensorcast {
+namespace cli {
+namespace {
+
+constexpr const char kUsage[] =
+    "usage: tensorcast <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] IN OUT\n"
+    "      Convert the tensor in IN to TYPE (ONNX Cast-25 semantics) and write it to OUT.\n"
+    "      Files are .npy (numpy) or .pb (one onnx.TensorProto), chosen by extension;\n"
+    "      types numpy lacks (bfloat16, float8, float4, int4, int2, ...) need .pb.\n"
+    "      TYPE is an ONNX type name in any case (FLOAT8E4M3FN, float16) or its code (17).\n"
+    "      --saturate 1     float8 targets: out-of-range values become +-max (default)\n"
+    "      --saturate 0     ... become NaN or Inf, as the format allows\n"
+    "      --round-mode M   FLOAT8E8M0 targets: round up (default), down or nearest\n"
+    "  report [IN]\n"
+    "      Throughput (GB/s and x memcpy) and round-trip error of FLOAT -> T -> FLOAT for\n"
+    "      every type T, on IN (converted to FLOAT) or on a built-in sample of 16M values.\n"
+    "  types\n"
+    "      The element types with their codes and bit widths, and the castable pairs.\n"
+    "  --help\n"
+    "      Show this text.\n"
+    "\n"
+    "Exit status: 0 on success, 1 on runtime errors, 2 on usage errors.\n";
+
+int Usage(FILE* out, int exit_code) {
+  std::fputs(kUsage, out);
+  return exit_code;
+}
+
+// ---------------------------------------------------------------------------------------
+// tensorcast cast
+
+int ParseSaturate(const std::string& value, bool* out) {
+  if (value == "1") {
+    *out = true;
+  } else if (value == "0") {
+    *out = false;
+  } else {
+    return Fail(kExitUsage, "--saturate takes 0 or 1, not '" + value + "'");
+  }
+  return kExitOk;
+}
+
+int ParseTargetType(const std::string& value, DataType* out) {
+  Status s = ParseDataType(value, out);
+  if (!s.ok()) {
+    return Fail(kExitUsage, s.message() + "; `tensorcast types` lists the types");
+  }
+  if (!IsCastable(*out)) {
+    return Fail(kExitUsage, std::string("Cast does not support ") + DataTypeName(*out));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int Fail(int exit_code, const std::string& message) {
+  std::string line;  // one line: newlines become spaces, other control bytes \xNN
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      line += ' ';
+    } else if (byte < 0x20 || byte == 0x7F) {
+      line += Format("\\x%02X", byte);
+    } else {
+      line += c;
+    }
+  }
+  std::fprintf(stderr, "tensorcast: error: %s\n", line.c_str());
+  return exit_code;
+}
+
+std::string OptionName(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
+bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* value) {
+  const std::string& arg = args[*i];
+  const size_t eq = arg.find('=');
+  if (eq != std::string::npos) {
+    *value = arg.substr(eq + 1);
+    return true;
+  }
+  if (*i + 1 >= args.size()) return false;
+  *value = args[++*i];
+  return true;
+}
+
+int RunCast(const std::vector<std::string>& args) {
+  std::string to_text;
+  CastOptions options;
+  std::vector<std::string> files;
+  bool only_files = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_files || arg.size() < 2 || arg[0] != '-') {
+      files.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_files = true;
+      continue;
+    }
+    const std::string name = OptionName(arg);
+    if (name != "--to" && name != "--saturate" && name != "--round-mode") {
+      return Fail(kExitUsage, "cast: unknown option '" + name + "' (see tensorcast --help)");
+    }
+    std::string value;
+    if (!OptionValue(args, &i, &value)) {
+      return Fail(kExitUsage, "option " + name + " needs a value");
+    }
+    if (name == "--to") {
+      to_text = value;
+    } else if (name == "--saturate") {
+      if (int rc = ParseSaturate(value, &options.saturate)) return rc;
+    } else {
+      Status s = ParseRoundMode(value, &options.round_mode);
+      if (!s.ok()) return Fail(kExitUsage, "--round-mode takes up, down or nearest, not '" +
+                                               value + "'");
+    }
+  }
+  if (to_text.empty()) return Fail(kExitUsage, "cast needs --to TYPE (see tensorcast --help)");
+  if (files.size() != 2) {
+    return Fail(kExitUsage, "cast needs an input and an output file (got " +
+                                std::to_string(files.size()) + " file names)");
+  }
+  const std::string& in = files[0];
+  const std::string& out = files[1];
+  DataType to;
+  if (int rc = ParseTargetType(to_text, &to)) return rc;
+  FileFormat in_format, out_format;
+  Status s = FormatFromPath(in, &in_format);
+  if (s.ok()) s = FormatFromPath(out, &out_format);
+  if (s.ok()) s = CheckFormatCanHold(out_format, to, out);
+  if (!s.ok()) return Fail(kExitUsage, s.message());
+
+  Tensor src;
+  s = ReadTensor(in, &src);
+  if (!s.ok()) return Fail(kExitRuntime, s.message());
+  Tensor dst;
+  s = AllocateTensor(to, src.dims, &dst);
+  if (!s.ok()) return Fail(kExitRuntime, s.message());
+  dst.name = src.name;
+  s = Cast(src.data(), src.type, dst.data(), to, src.count, options);
+  if (!s.ok()) {
+    return Fail(kExitRuntime, std::string("cannot cast '") + in + "' from " +
+                                  DataTypeName(src.type) + " to " + DataTypeName(to) + ": " +
+                                  StatusCodeName(s.code()) + ": " + s.message());
+  }
+  s = WriteTensor(out, dst);
+  if (!s.ok()) return Fail(kExitRuntime, s.message());
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------------------------------
+// tensorcast types
+
+int RunTypes(const std::vector<std::string>& args) {
+  if (!args.empty()) return Fail(kExitUsage, "types takes no arguments, got '" + args[0] + "'");
+  std::printf("tensorcast %d.%d.%d, Highway target on this CPU: %s\n\n", TENSORCAST_VERSION_MAJOR,
+              TENSORCAST_VERSION_MINOR, TENSORCAST_VERSION_PATCH, ActiveTargetName());
+
+  TextTable types({{"code", TextTable::kRight},
+                   {"type", TextTable::kLeft},
+                   {"bits", TextTable::kRight},
+                   {"storage", TextTable::kLeft}});
+  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
+    const auto t = static_cast<DataType>(code);
+    const int bits = BitWidth(t);
+    std::string storage;
+    if (t == DataType::kString) {
+      storage = "std::string per element (UTF-8)";
+    } else if (bits == 4) {
+      storage = "packed 2 per byte, element 2k in the low nibble";
+    } else if (bits == 2) {
+      storage = "packed 4 per byte, element 0 in bits 0-1";
+    } else {
+      storage = Format("%d byte%s", bits / 8, bits == 8 ? "" : "s");
+    }
+    if (!IsCastable(t)) storage += "; not castable (storage only)";
+    types.AddRow({std::to_string(code), DataTypeName(t), bits ? std::to_string(bits) : "-",
+                  storage});
+  }
+  types.Print(stdout);
+
+  // Probe every pair with one element: x = converts, . = rejected as unsupported, ! = failed.
+  std::printf("\nCast pairs (row: source type, column: target code; x = supported, "
+              ". = rejected, ! = failed)\n\n");
+  std::string line = Format("%-16s", "");
+  for (int to = 1; to <= kMaxDataTypeCode; ++to) line += Format("%3d", to);
+  std::printf("%s\n", line.c_str());
+  int supported = 0, failed = 0, castable = 0;
+  std::string first_failure;
+  for (int from = 1; from <= kMaxDataTypeCode; ++from) {
+    const auto src_type = static_cast<DataType>(from);
+    castable += IsCastable(src_type);
+    line = Format("%-16s", DataTypeName(src_type));
+    for (int to = 1; to <= kMaxDataTypeCode; ++to) {
+      const auto dst_type = static_cast<DataType>(to);
+      unsigned char src_bytes[16] = {}, dst_bytes[16] = {};
+      std::string src_string = "0", dst_string;
+      const void* src = src_type == DataType::kString ? static_cast<const void*>(&src_string)
+                                                      : src_bytes;
+      void* dst = dst_type == DataType::kString ? static_cast<void*>(&dst_string) : dst_bytes;
+      const Status s = Cast(src, src_type, dst, dst_type, 1);
+      char mark = 'x';
+      if (s.ok()) {
+        ++supported;
+      } else if (s.code() == StatusCode::kUnsupported ||
+                 s.code() == StatusCode::kInvalidArgument) {
+        mark = '.';
+      } else {
+        mark = '!';
+        if (failed++ == 0) {
+          first_failure = std::string(DataTypeName(src_type)) + " -> " + DataTypeName(dst_type) +
+                          ": " + StatusCodeName(s.code()) + ": " + s.message();
+        }
+      }
+      line += Format("%3c", mark);
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  std::printf("\n%d of %d pairs of the %d castable types convert.\n", supported,
+              castable * castable, castable);
+  std::fflush(stdout);
+  if (failed > 0) {
+    return Fail(kExitRuntime, "Cast failed for " + std::to_string(failed) +
+                                  " pairs (first: " + first_failure + ")");
+  }
+  return kExitOk;
+}
+
+}  // namespace cli
+}  // namespace tensorcast
+
+int main(int argc, char** argv) {
+  using namespace tensorcast::cli;  // NOLINT(build/namespaces)
+  if (argc < 2) return Usage(stderr, kExitUsage);
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "--help" || command == "-h" || command == "help") {
+      return Usage(stdout, kExitOk);
+    }
+    if (command == "cast") return RunCast(args);
+    if (command == "types") return RunTypes(args);
+    if (command == "report") return RunReport(args);
+    return Fail(kExitUsage, "unknown command '" + command + "' (see tensorcast --help)");
+  } catch (const std::bad_alloc&) {
+    return Fail(kExitRuntime, "out of memory");
+  } catch (const std::exception& e) {
+    return Fail(kExitRuntime, e.what());
+  }
+}
