@@ -103,10 +103,12 @@ uint64_t EncodeIeee(DataType type, const Exact& x) {
   const uint64_t sign = static_cast<uint64_t>(x.neg) << (width - 1);
   const uint64_t inf = ((1ull << f.exp_bits) - 1) << f.mant_bits;
   if (x.kind == Exact::kNaN) {
-    // bfloat16: payload dropped (ml_dtypes). Others: sign and top payload bits kept,
-    // quiet bit set (IEEE 754 conversion; F16C vcvtps2ph, cvtsd2ss, numpy).
+    // bfloat16: payload dropped (ml_dtypes). Widening (f16/bf16 -> f32/f64, f32 -> f64)
+    // keeps every bit, a signalling NaN included. Narrowing keeps the sign and the top
+    // payload bits and sets the quiet bit (F16C vcvtps2ph, cvtsd2ss, numpy).
     if (type == DataType::kBfloat16) return sign | 0x7FC0;
-    const uint64_t frac = (x.mant >> (64 - f.mant_bits)) | (1ull << (f.mant_bits - 1));
+    uint64_t frac = x.mant >> (64 - f.mant_bits);
+    if (x.nan_width == 0 || x.nan_width >= width) frac |= 1ull << (f.mant_bits - 1);
     return sign | inf | frac;
   }
   if (x.kind == Exact::kInf) return sign | inf;
@@ -210,7 +212,9 @@ Exact DecodeFloat(DataType type, uint64_t code) {
       x.neg = neg;
       return x;
     }
-    return NaN(neg, m << (64 - f.mant_bits));
+    Exact x = NaN(neg, m << (64 - f.mant_bits));
+    x.nan_width = static_cast<uint8_t>(width);
+    return x;
   }
   if (type == DataType::kFloat8E4M3FN && (code & 0x7F) == 0x7F) return NaN(neg, kQuietPayload);
   if (type == DataType::kFloat8E5M2 && e == e_all) {
