@@ -180,7 +180,13 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
     return Status::Ok();
   }
   if (src_type == dst_type) {
-    std::memcpy(dst, src, StorageBytes(src_type, count));
+    const size_t bytes = StorageBytes(src_type, count);
+    std::memcpy(dst, src, bytes);
+    const size_t used_bits = (count * static_cast<size_t>(sbits)) % 8;
+    if (used_bits != 0) {  // packed: the padding of a partial last byte is zero
+      auto* last = static_cast<unsigned char*>(dst) + bytes - 1;
+      *last = static_cast<unsigned char>(*last & ((1u << used_bits) - 1));
+    }
     return Status::Ok();
   }
   if (sk == Kind::kString) {
