@@ -19,71 +19,20 @@
 #include <vector>
 
 #include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
 
 using DT = DataType;
-using Bytes = std::vector<uint8_t>;
+using namespace ::tensorcast::test;  // NOLINT: Bits, Hex, HexBytes, Raw, Opt
 
 constexpr uint8_t kFill = 0xA5;   // initial content of every output buffer
 constexpr size_t kGuardBytes = 16;  // bytes after the output that must stay kFill
 
-CastOptions Opt(bool saturate, RoundMode mode = RoundMode::kUp) {
-  CastOptions o;
-  o.saturate = saturate;
-  o.round_mode = mode;
-  return o;
-}
 
 const char* ModeName(RoundMode m) { return RoundModeName(m); }
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-uint64_t Bits(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
-}
-float F32(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-double F64(uint64_t b) {
-  double d;
-  std::memcpy(&d, &b, sizeof d);
-  return d;
-}
-
-// "0x7E": integers compared as hex strings so that failures print readably.
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// "87 a9 0f": raw bytes as in the reference document.
-std::string HexBytes(const Bytes& b) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < b.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", b[i]);
-    if (i) s += ' ';
-    s += buf;
-  }
-  return s;
-}
-
-template <class T>
-Bytes Raw(const std::vector<T>& v) {
-  Bytes b(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // Casts `count` elements held in `src` (raw little-endian storage) and returns the
 // StorageBytes(dst_type, count) output bytes. The output buffer starts filled with kFill,

@@ -19,52 +19,18 @@
 #include <vector>
 
 #include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
 
 using DT = DataType;
-using Bytes = std::vector<uint8_t>;
+using namespace ::tensorcast::test;  // NOLINT: Bits, Hex, HexBytes, Raw, Opt
 using Strings = std::vector<std::string>;
 
 const char kSentinel[] = "<untouched sentinel>";
 
-CastOptions Opt(bool saturate, RoundMode mode = RoundMode::kUp) {
-  CastOptions o;
-  o.saturate = saturate;
-  o.round_mode = mode;
-  return o;
-}
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string HexBytes(const Bytes& b) {
-  std::string s;
-  char buf[4];
-  for (size_t i = 0; i < b.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", b[i]);
-    if (i) s += ' ';
-    s += buf;
-  }
-  return s;
-}
-
-template <class T>
-Bytes Raw(const std::vector<T>& v) {
-  Bytes b(v.size() * sizeof(T));
-  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // Numbers (raw storage of `count` elements of `st`) -> strings. The output array starts
 // with stale text (strings are assigned, not appended) and one sentinel element after it.
