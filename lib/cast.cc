@@ -73,7 +73,7 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
             const CastOptions& options) {
   try {
     Status s = Validate(src, src_type, dst, dst_type, count, options);
-    if (!s.ok() || count == 0 || src == dst) return s;
+    if (!s.ok() || count == 0) return s;
     return reference::Cast(src, src_type, dst, dst_type, count, options);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");

@@ -143,6 +143,7 @@ struct Value {
   uint64_t nan_fraction = 0;  // NaN: its fraction field left-aligned to a double's 52 bits
   bool integral = false;      // integer and bool sources: integer targets wrap `integer`
   int64_t integer = 0;
+  bool bf16_nan = false;      // a NaN decoded from BFLOAT16 (ml_dtypes' NaN rules differ)
 };
 
 Value Number(double x) {
@@ -267,7 +268,11 @@ Value DecodeE8M0(uint64_t code) {
 
 Value Decode(const TypeInfo& t, uint64_t code) {
   switch (t.family) {
-    case Family::kSmallFloat: return DecodeSmallFloat(Format(t.type), code);
+    case Family::kSmallFloat: {
+      Value v = DecodeSmallFloat(Format(t.type), code);
+      v.bf16_nan = v.nan && t.type == DataType::kBfloat16;
+      return v;
+    }
     case Family::kE8M0: return DecodeE8M0(code);
     case Family::kBool: return Integer(code != 0);
     case Family::kInteger: {
@@ -352,8 +357,9 @@ uint64_t ExpectedSmallFloat(const Value& v, DataType type, bool saturate) {
   const uint64_t sign = v.neg ? uint64_t{1} << (f.exp_bits + f.man_bits) : 0;
   if (v.nan) {
     uint64_t code = v.neg ? f.nan_neg : f.nan_pos;
-    // -> float16 keeps the sign, sets the quiet bit, keeps the top payload bits.
-    if (type == DataType::kFloat16) code |= (v.nan_fraction >> 42) & 0x3FF;
+    // -> float16 keeps the sign, sets the quiet bit, keeps the top payload bits; from
+    // bfloat16 it is the canonical quiet NaN (ml_dtypes goes through Eigen's half).
+    if (type == DataType::kFloat16 && !v.bf16_nan) code |= (v.nan_fraction >> 42) & 0x3FF;
     return code;
   }
   const uint64_t rounded = std::isinf(v.x) ? table.max_code() + 1 : table.Round(std::fabs(v.x));
@@ -367,10 +373,10 @@ uint64_t ExpectedSmallFloat(const Value& v, DataType type, bool saturate) {
   return sign | rounded;
 }
 
-// NaN bits (semantics.md 2): widening is exact, so a float16/bfloat16 NaN keeps every bit
-// in FLOAT and DOUBLE (payload moved to the top of the fraction, a signalling NaN stays
-// signalling; bfloat16 -> float is bits << 16). Float8/e8m0 NaNs decode to the canonical
-// quiet NaN with the code's sign.
+// NaN bits (semantics.md 2, matching numpy and ml_dtypes): float16 -> FLOAT/DOUBLE and
+// bfloat16 -> FLOAT are exact bit shifts (a signalling NaN stays signalling);
+// bfloat16 -> DOUBLE goes through float and a hardware conversion, which sets the quiet
+// bit. Float8/e8m0 NaNs decode to the canonical quiet NaN with the code's sign.
 uint64_t ExpectedFloat32(const Value& v) {
   const uint64_t sign = v.neg ? 0x80000000u : 0;
   if (v.nan) return sign | 0x7F800000u | (v.nan_fraction >> 29);
@@ -384,7 +390,10 @@ uint64_t ExpectedFloat32(const Value& v) {
 }
 
 uint64_t ExpectedFloat64(const Value& v) {
-  if (v.nan) return (v.neg ? uint64_t{1} << 63 : 0) | (uint64_t{0x7FF} << 52) | v.nan_fraction;
+  if (v.nan) {
+    const uint64_t quiet = v.bf16_nan ? uint64_t{1} << 51 : 0;
+    return (v.neg ? uint64_t{1} << 63 : 0) | (uint64_t{0x7FF} << 52) | v.nan_fraction | quiet;
+  }
   uint64_t bits;
   std::memcpy(&bits, &v.x, 8);
   return bits;
@@ -445,7 +454,10 @@ uint64_t ExpectedInteger(const Value& v, const TypeInfo& dst) {
 
 uint64_t ExpectedCode(const TypeInfo& src, uint64_t src_code, const Value& v,
                       const TypeInfo& dst, const CastOptions& options) {
-  if (src.type == dst.type) return src_code;  // same type: a copy, NaN payloads included
+  // Same type: a copy, NaN payloads included; except that saturating E5M2 clips +-Inf to
+  // +-MAX and canonicalises NaNs (the reference clips, then converts; semantics.md 2).
+  const bool clips = src.type == DataType::kFloat8E5M2 && options.saturate;
+  if (src.type == dst.type && !clips) return src_code;
   switch (dst.family) {
     case Family::kSmallFloat: return ExpectedSmallFloat(v, dst.type, options.saturate);
     case Family::kFloat32: return ExpectedFloat32(v);

@@ -1078,7 +1078,14 @@ TEST(Float32, FromAndToDouble) {
 TEST(SameType, Identity) {
   EXPECT_EQ(Hex(One<uint32_t>(uint32_t{0x7FA00001}, DT::kFloat, DT::kFloat)), Hex(0x7FA00001));
   EXPECT_EQ(Hex(One<uint16_t>(uint16_t{0x7C01}, DT::kFloat16, DT::kFloat16)), Hex(0x7C01));
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7D}, DT::kFloat8E5M2, DT::kFloat8E5M2)), Hex(0x7D));
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7D}, DT::kFloat8E5M2, DT::kFloat8E5M2, Opt(false))),
+            Hex(0x7D));
+  // sem §2 "Saturating +-Inf gives +-MAX for all four types": E5M2 -> E5M2 with saturate
+  // clips Inf to MAX and gives the canonical NaN, as the reference (clip, then convert).
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7C}, DT::kFloat8E5M2, DT::kFloat8E5M2)), Hex(0x7B));
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFC}, DT::kFloat8E5M2, DT::kFloat8E5M2)), Hex(0xFB));
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7D}, DT::kFloat8E5M2, DT::kFloat8E5M2)), Hex(0x7E));
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFF}, DT::kFloat8E5M2, DT::kFloat8E5M2)), Hex(0xFE));
   EXPECT_EQ(HexBytes(CastRaw({0x21, 0x03}, DT::kInt4, DT::kInt4, 3)), "21 03");
   EXPECT_EQ(HexBytes(CastRaw({0x39}, DT::kUint2, DT::kUint2, 3)), "39");
 }

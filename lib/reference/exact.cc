@@ -103,12 +103,21 @@ uint64_t EncodeIeee(DataType type, const Exact& x) {
   const uint64_t sign = static_cast<uint64_t>(x.neg) << (width - 1);
   const uint64_t inf = ((1ull << f.exp_bits) - 1) << f.mant_bits;
   if (x.kind == Exact::kNaN) {
-    // bfloat16: payload dropped (ml_dtypes). Widening (f16/bf16 -> f32/f64, f32 -> f64)
-    // keeps every bit, a signalling NaN included. Narrowing keeps the sign and the top
-    // payload bits and sets the quiet bit (F16C vcvtps2ph, cvtsd2ss, numpy).
-    if (type == DataType::kBfloat16) return sign | 0x7FC0;
+    // -> bfloat16, and bfloat16 -> float16: the canonical quiet NaN with the sign
+    // (ml_dtypes). float16 -> float/double and bfloat16 -> float are exact bit shifts
+    // that keep a signalling NaN signalling (numpy's and ml_dtypes' bit routines).
+    // Everything else keeps the sign and the top payload bits and sets the quiet bit,
+    // as the hardware conversions do (vcvtps2ph, cvtss2sd, cvtsd2ss).
+    const auto src = static_cast<DataType>(x.nan_source);
+    if (type == DataType::kBfloat16 ||
+        (type == DataType::kFloat16 && src == DataType::kBfloat16)) {
+      return sign | inf | (1ull << (f.mant_bits - 1));
+    }
     uint64_t frac = x.mant >> (64 - f.mant_bits);
-    if (x.nan_width == 0 || x.nan_width >= width) frac |= 1ull << (f.mant_bits - 1);
+    const bool exact_shift =
+        (src == DataType::kFloat16 && (type == DataType::kFloat || type == DataType::kDouble)) ||
+        (src == DataType::kBfloat16 && type == DataType::kFloat);
+    if (!exact_shift) frac |= 1ull << (f.mant_bits - 1);
     return sign | inf | frac;
   }
   if (x.kind == Exact::kInf) return sign | inf;
@@ -176,15 +185,16 @@ uint64_t EncodeE8M0(const Exact& x, const CastOptions& options) {
 struct Magnitude {
   bool huge;
   uint64_t value;
+  bool fraction;  // a non-zero fractional part was dropped
 };
 Magnitude TruncatedMagnitude(const Exact& x) {
-  if (x.mant == 0) return {false, 0};
+  if (x.mant == 0) return {false, 0, false};
   if (x.exp >= 0) {
-    if (BitLength(x.mant) + x.exp > 64) return {true, 0};
-    return {false, x.mant << x.exp};
+    if (BitLength(x.mant) + x.exp > 64) return {true, 0, false};
+    return {false, x.mant << x.exp, false};
   }
-  if (x.exp <= -64) return {false, 0};
-  return {false, x.mant >> -x.exp};
+  if (x.exp <= -64) return {false, 0, true};
+  return {false, x.mant >> -x.exp, (x.mant & ((1ull << -x.exp) - 1)) != 0};
 }
 
 uint64_t LowBits(uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
@@ -213,7 +223,7 @@ Exact DecodeFloat(DataType type, uint64_t code) {
       return x;
     }
     Exact x = NaN(neg, m << (64 - f.mant_bits));
-    x.nan_width = static_cast<uint8_t>(width);
+    x.nan_source = static_cast<uint8_t>(type);
     return x;
   }
   if (type == DataType::kFloat8E4M3FN && (code & 0x7F) == 0x7F) return NaN(neg, kQuietPayload);
@@ -277,7 +287,7 @@ uint64_t SaturatingTruncate(const Exact& x, int bits, bool is_signed) {
   if (x.kind == Exact::kNaN) return 0;
   const uint64_t hi = is_signed ? (LowBits(~0ull, bits) >> 1) : LowBits(~0ull, bits);
   const uint64_t lo_mag = is_signed ? hi + 1 : 0;  // |min|
-  const Magnitude m = x.kind == Exact::kInf ? Magnitude{true, 0} : TruncatedMagnitude(x);
+  const Magnitude m = x.kind == Exact::kInf ? Magnitude{true, 0, false} : TruncatedMagnitude(x);
   if (!x.neg) return (m.huge || m.value > hi) ? hi : m.value;
   if (m.huge || m.value > lo_mag) return LowBits(~lo_mag + 1, bits);
   return LowBits(~m.value + 1, bits);
@@ -286,11 +296,14 @@ uint64_t SaturatingTruncate(const Exact& x, int bits, bool is_signed) {
 uint64_t EncodeInt(const Exact& x, int bits, bool is_signed) {
   if (x.is_int) return LowBits(x.int_bits, bits);
   if (bits >= 8) return SaturatingTruncate(x, bits, is_signed);
-  // 4- and 2-bit targets (ml_dtypes): NaN, Inf and |x| >= 2^31 -> 0, else truncate
-  // toward zero and keep the low bits.
+  // 4- and 2-bit targets (ml_dtypes): NaN, Inf and x outside int32's range
+  // [-2^31, 2^31 - 1] (checked before truncation) -> 0; else truncate toward zero
+  // and keep the low bits.
   if (x.kind != Exact::kFinite) return 0;
   const Magnitude m = TruncatedMagnitude(x);
-  if (m.huge || m.value >= (1ull << 31)) return 0;
+  constexpr uint64_t kInt32Max = (1ull << 31) - 1;
+  if (m.huge || m.value > kInt32Max + (x.neg ? 1 : 0)) return 0;
+  if (!x.neg && m.value == kInt32Max && m.fraction) return 0;
   return LowBits(x.neg ? ~m.value + 1 : m.value, bits);
 }
 

@@ -24,10 +24,9 @@ struct Exact {
   uint64_t mant = 0;
   int32_t exp = 0;
   uint64_t int_bits = 0;  // two's complement of the (sign-extended) integer source
-  // kNaN from FLOAT/DOUBLE/FLOAT16/BFLOAT16: the source's width in bits. A wider
-  // target keeps the NaN bit for bit (widening is exact, a signalling NaN included);
-  // other targets set the quiet bit.
-  uint8_t nan_width = 0;
+  // kNaN: the ONNX code of the source type (0 for strings). It decides the NaN bits
+  // of IEEE targets; see EncodeIeee.
+  uint8_t nan_source = 0;
 };
 
 // A binary floating-point format: `mant_bits` stored fraction bits, exponent `bias`,

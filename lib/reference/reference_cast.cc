@@ -179,9 +179,12 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
     for (size_t i = 0; i < count; ++i) out[i] = in[i];
     return Status::Ok();
   }
-  if (src_type == dst_type) {
+  // Same type: a copy, except that saturating E5M2 turns +-Inf into +-MAX and NaNs
+  // into the canonical NaN (the reference clips, then converts).
+  if (src_type == dst_type &&
+      !(src_type == DataType::kFloat8E5M2 && options.saturate)) {
     const size_t bytes = StorageBytes(src_type, count);
-    std::memcpy(dst, src, bytes);
+    if (src != dst) std::memcpy(dst, src, bytes);
     const size_t used_bits = (count * static_cast<size_t>(sbits)) % 8;
     if (used_bits != 0) {  // packed: the padding of a partial last byte is zero
       auto* last = static_cast<unsigned char*>(dst) + bytes - 1;
