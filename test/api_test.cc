@@ -352,6 +352,19 @@ TEST(IssueExample, FloatToFloat8E4M3FN) {
   for (size_t i = 0; i < n; ++i) EXPECT_EQ(dst[i], want[i]) << i;
 }
 
+// The example of README.md's API section, with the values its comment states:
+// 0.1 = 1.6 * 2^-4 -> exponent 3 (bias 7), mantissa 0.6 * 8 = 4.8 -> 5: 0x1D.
+TEST(ReadmeExample, FloatToFloat8E4M3FN) {
+  std::vector<float> src = {0.1f, 448.0f, 1e6f, NAN};
+  std::vector<uint8_t> dst(src.size());
+  tensorcast::Status s = tensorcast::Cast(src.data(), tensorcast::DataType::kFloat,
+                                          dst.data(), tensorcast::DataType::kFloat8E4M3FN,
+                                          src.size(),
+                                          tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(dst, (std::vector<uint8_t>{0x1D, 0x7E, 0x7E, 0x7F}));
+}
+
 // ---------------------------------------------------------------------------------------
 // Argument errors (sem §4; cast.h: "returns an error (and writes nothing)")
 // ---------------------------------------------------------------------------------------
