@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "lib/dispatch/cast_kernels.h"
 #include "lib/reference/reference_cast.h"
 
 namespace tensorcast {
@@ -74,6 +75,10 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
   try {
     Status s = Validate(src, src_type, dst, dst_type, count, options);
     if (!s.ok() || count == 0) return s;
+    if (const kernels::CastKernel kernel = kernels::FindKernel(src_type, dst_type)) {
+      kernel(src, dst, count, options);
+      return Status::Ok();
+    }
     return reference::Cast(src, src_type, dst, dst_type, count, options);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");

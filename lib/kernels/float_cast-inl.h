@@ -1,0 +1,187 @@
+// Kernels between FLOAT, DOUBLE, FLOAT16 and BFLOAT16.
+//
+// Pairs:    f32 -> f16, f16 -> f32, f32 -> bf16, bf16 -> f32, f32 -> f64, f64 -> f32.
+// Rounding: round-to-nearest-even with gradual underflow; overflow -> +-Inf.
+// NaN:      f32 -> f16 keeps the sign and the top 10 payload bits and sets the quiet bit;
+//           -> bf16 gives 0x7FC0 / 0xFFC0; f16 -> f32 and bf16 -> f32 are exact bit
+//           shifts (a signalling NaN stays signalling); f32 <-> f64 as the hardware
+//           (quiet bit set, top payload bits kept).
+// Targets:  F16C (AVX2/AVX3), NEON and SVE convert f16 natively and exactly; SSSE3, SSE4
+//           and the scalar fallback use the integer formulation below, because Highway
+//           1.0.3 emulates f16 there inexactly (toolchain.md 4.2). Highway's f32 -> bf16
+//           DemoteTo truncates, so bf16 is always done on integer lanes. The scalar
+//           fallback's f64 -> f32 DemoteTo clamps Inf to FLT_MAX; it is fixed up.
+// Tail:     CastLoop's one-vector stack buffer.
+
+#if defined(TENSORCAST_LIB_KERNELS_FLOAT_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_FLOAT_CAST_INL_H_
+#undef TENSORCAST_LIB_KERNELS_FLOAT_CAST_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_FLOAT_CAST_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lib/kernels/cast_loop-inl.h"
+#include "tensorcast/cast.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#undef TENSORCAST_EXACT_NATIVE_F16
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || \
+    HWY_TARGET == HWY_EMU128
+#define TENSORCAST_EXACT_NATIVE_F16 0
+#else
+#define TENSORCAST_EXACT_NATIVE_F16 1
+#endif
+
+// f32 bits (u32 lanes) -> f16 bits (u32 lanes, low 16 bits), IEEE RNE.
+//   normal:    rebias the exponent (-112 << 23 wraps mod 2^32) and round at bit 13;
+//   subnormal: adding 0.5f (exponent 2^-1, ulp 2^-24 = the f16 subnormal step) lets
+//              the FPU round the value to a multiple of 2^-24, to nearest even.
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> F32BitsToF16Bits(DU32 du32, hn::Vec<DU32> bits) {
+  const hn::Rebind<float, DU32> df;
+  const auto sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 0x8000));
+  const auto a = hn::And(bits, hn::Set(du32, 0x7FFFFFFF));
+  const auto lsb = hn::And(hn::ShiftRight<13>(a), hn::Set(du32, 1));
+  const auto normal = hn::ShiftRight<13>(hn::Add(a, hn::Add(hn::Set(du32, 0xC8000FFFu), lsb)));
+  const auto magic = hn::Set(du32, 126u << 23);  // 0.5f
+  const auto sub = hn::Sub(hn::BitCast(du32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic))),
+                           magic);
+  const auto nan = hn::Or(hn::Set(du32, 0x7E00), hn::And(hn::ShiftRight<13>(a), hn::Set(du32, 0x3FF)));
+  auto r = hn::IfThenElse(hn::Lt(a, hn::Set(du32, 0x38800000)), sub, normal);
+  r = hn::IfThenElse(hn::Gt(a, hn::Set(du32, 0x477FEFFF)), hn::Set(du32, 0x7C00), r);
+  r = hn::IfThenElse(hn::Gt(a, hn::Set(du32, 0x7F800000)), nan, r);
+  return hn::Or(r, sign);
+}
+
+// f16 bits (u32 lanes) -> f32 bits, exact; NaNs keep every bit (shifted).
+//   normal: shift into place and rebias; Inf/NaN: exponent all ones; subnormal: the
+//   integer m * 2^-24, computed by an exact float subtraction.
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> F16BitsToF32Bits(DU32 du32, hn::Vec<DU32> h) {
+  const hn::Rebind<float, DU32> df;
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du32, 0x8000)));
+  const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du32, 0x7FFF)));
+  const auto exp = hn::And(shifted, hn::Set(du32, 0x0F800000));
+  const auto normal = hn::Add(shifted, hn::Set(du32, 112u << 23));
+  const auto special = hn::Add(shifted, hn::Set(du32, 224u << 23));  // 0x70000000
+  const auto magic = hn::Set(du32, 113u << 23);                       // 2^-14
+  const auto sub = hn::BitCast(
+      du32, hn::Sub(hn::BitCast(df, hn::Add(shifted, magic)), hn::BitCast(df, magic)));
+  auto r = hn::IfThenElse(hn::Eq(exp, hn::Set(du32, 0x0F800000)), special, normal);
+  r = hn::IfThenElse(hn::Eq(exp, hn::Zero(du32)), sub, r);
+  return hn::Or(r, sign);
+}
+
+// f32 bits -> bf16 bits (u32 lanes), RNE; NaN -> 0x7FC0 | sign.
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> F32BitsToBF16Bits(DU32 du32, hn::Vec<DU32> bits) {
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFF))));
+  const auto nan = hn::Or(hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 0x8000)),
+                          hn::Set(du32, 0x7FC0));
+  const auto is_nan = hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFF)), hn::Set(du32, 0x7F800000));
+  return hn::IfThenElse(is_nan, nan, rounded);
+}
+
+// Tags: u32 lanes for the f32 side, the same lane count of u16 for the 16-bit side.
+using DU32 = hn::ScalableTag<uint32_t>;
+
+void CastF32ToF16(const void* src, void* dst, size_t count, const CastOptions&) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+#if TENSORCAST_EXACT_NATIVE_F16
+  const hn::Rebind<float, DU32> df;
+  const hn::Rebind<hwy::float16_t, DU32> dh;
+  CastLoop(du32, du16, static_cast<const uint32_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<DU32> v) HWY_ATTR {
+             return hn::BitCast(du16, hn::DemoteTo(dh, hn::BitCast(df, v)));
+           });
+#else
+  CastLoop(du32, du16, static_cast<const uint32_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<DU32> v) HWY_ATTR {
+             return hn::TruncateTo(du16, F32BitsToF16Bits(du32, v));
+           });
+#endif
+}
+
+void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+  CastLoop(du16, du32, static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst), count,
+           [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+#if TENSORCAST_EXACT_NATIVE_F16
+             // The hardware conversion is exact but quiets signalling NaNs; NaN lanes
+             // take the exact bit shift instead.
+             const hn::Rebind<float, DU32> df;
+             const hn::Rebind<hwy::float16_t, DU32> dh;
+             const auto f = hn::PromoteTo(df, hn::BitCast(dh, h));
+             const auto wide = hn::PromoteTo(du32, h);
+             const auto exact_nan = hn::Or(
+                 hn::ShiftLeft<16>(hn::And(wide, hn::Set(du32, 0x8000))),
+                 hn::Add(hn::ShiftLeft<13>(hn::And(wide, hn::Set(du32, 0x7FFF))),
+                         hn::Set(du32, 224u << 23)));
+             return hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(f)), exact_nan,
+                                   hn::BitCast(du32, f));
+#else
+             return F16BitsToF32Bits(du32, hn::PromoteTo(du32, h));
+#endif
+           });
+}
+
+void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+  CastLoop(du32, du16, static_cast<const uint32_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<DU32> v) HWY_ATTR {
+             return hn::TruncateTo(du16, F32BitsToBF16Bits(du32, v));
+           });
+}
+
+void CastBF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+  CastLoop(du16, du32, static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst), count,
+           [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+             return hn::ShiftLeft<16>(hn::PromoteTo(du32, h));
+           });
+}
+
+void CastF32ToF64(const void* src, void* dst, size_t count, const CastOptions&) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  CastLoop(df, dd, static_cast<const float*>(src), static_cast<double*>(dst), count,
+           [&](hn::Vec<decltype(df)> v) HWY_ATTR { return hn::PromoteTo(dd, v); });
+}
+
+void CastF64ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  CastLoop(dd, df, static_cast<const double*>(src), static_cast<float*>(dst), count,
+           [&](hn::Vec<decltype(dd)> v) HWY_ATTR {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+             // These targets' DemoteTo clamps overflow and Inf to FLT_MAX; the C
+             // conversion (an IEEE instruction here) is exact.
+             HWY_ALIGN double lanes[HWY_MAX_BYTES / sizeof(double)];
+             HWY_ALIGN float out[HWY_MAX_BYTES / sizeof(double)];
+             hn::Store(v, dd, lanes);
+             for (size_t k = 0; k < hn::Lanes(dd); ++k) out[k] = static_cast<float>(lanes[k]);
+             return hn::Load(df, out);
+#else
+             return hn::DemoteTo(df, v);
+#endif
+           });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_LIB_KERNELS_FLOAT_CAST_INL_H_

@@ -1,0 +1,151 @@
+// Every registry row (lib/dispatch/cast_pairs.inc) on every compiled Highway target,
+// bit for bit against the scalar reference (lib/reference): exhaustive for sources of
+// <= 16 bits, random bit patterns plus rounding boundaries for 32/64-bit sources;
+// counts 0 .. 4 vectors + 1, misaligned pointers, guard bytes after the output.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/highway.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "lib/dispatch/cast_kernels.h"
+#include "lib/reference/reference_cast.h"
+#include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
+
+namespace tensorcast {
+namespace {
+
+using test::Bytes;
+
+constexpr uint8_t kGuard = 0xA5;
+constexpr size_t kGuardBytes = 64;
+
+// Source bit patterns for a row: every code of a <= 16-bit type; otherwise random bits
+// and values next to the rounding boundaries of the narrow formats.
+Bytes SourceBytes(DataType type, size_t* count) {
+  const int bits = BitWidth(type);
+  Bytes b;
+  std::mt19937_64 rng(1234 + static_cast<int>(type));
+  if (bits <= 16) {
+    const size_t n = size_t{1} << bits;
+    *count = n;
+    b.resize(StorageBytes(type, n));
+    for (size_t i = 0; i < n; ++i) std::memcpy(&b[i * bits / 8], &i, static_cast<size_t>(bits / 8));
+    return b;
+  }
+  std::vector<uint64_t> v;
+  if (bits == 32) {
+    // Every high half with low halves around the f16 (bit 12/13) and bf16 (bit 15/16)
+    // rounding points, then random bits.
+    const uint32_t lows[] = {0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000,
+                             0x7FFF, 0x8000, 0x8001, 0xFFFF};
+    for (uint32_t hi = 0; hi < 0x10000; ++hi) {
+      for (uint32_t lo : lows) v.push_back((hi << 16) | lo);
+    }
+    for (int i = 0; i < 200000; ++i) v.push_back(rng() & 0xFFFFFFFFu);
+  } else {
+    // Every sign/exponent/top-4-mantissa prefix with low bits around the f32 rounding
+    // point (bit 28/29) and the f16/bf16 ones, then random bits.
+    const uint64_t lows[] = {0, 1, (1ull << 28) - 1, 1ull << 28, (1ull << 28) + 1,
+                             (1ull << 29) - 1, 1ull << 29, 3ull << 28, (1ull << 41),
+                             (1ull << 44), (1ull << 48) - 1};
+    for (uint64_t hi = 0; hi < 0x10000; ++hi) {
+      for (uint64_t lo : lows) v.push_back((hi << 48) | lo);
+    }
+    for (int i = 0; i < 200000; ++i) v.push_back(rng());
+  }
+  *count = v.size();
+  b.resize(StorageBytes(type, v.size()));
+  for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i * bits / 8], &v[i], static_cast<size_t>(bits / 8));
+  return b;
+}
+
+std::string Describe(const kernels::KernelRow& row, const CastOptions& o) {
+  return std::string(row.name) + " (" + DataTypeName(row.src) + " -> " + DataTypeName(row.dst) +
+         ", saturate=" + std::to_string(o.saturate) + ", round_mode=" + RoundModeName(o.round_mode) +
+         ") on " + ActiveTargetName();
+}
+
+// Runs the kernel on `count` elements at byte offsets (misalignment) and checks the output
+// against the reference and the guard bytes after it.
+void CheckRow(const kernels::KernelRow& row, const Bytes& src, size_t count, size_t src_offset,
+              size_t dst_offset, const CastOptions& o) {
+  const size_t in_bytes = StorageBytes(row.src, count);
+  const size_t out_bytes = StorageBytes(row.dst, count);
+  Bytes in(in_bytes + src_offset);
+  std::memcpy(in.data() + src_offset, src.data(), in_bytes);
+  Bytes want(out_bytes);
+  ASSERT_TRUE(reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
+  Bytes got(dst_offset + out_bytes + kGuardBytes, kGuard);
+  row.kernel(in.data() + src_offset, got.data() + dst_offset, count, o);
+  const int dbits = BitWidth(row.dst);
+  for (size_t i = 0; i < out_bytes; ++i) {
+    if (got[dst_offset + i] != want[i]) {
+      const size_t elem = i * 8 / static_cast<size_t>(dbits);
+      uint64_t s = 0;
+      std::memcpy(&s, in.data() + src_offset + elem * static_cast<size_t>(BitWidth(row.src)) / 8,
+                  static_cast<size_t>(BitWidth(row.src)) / 8);
+      FAIL() << Describe(row, o) << ": count " << count << ", element " << elem << " (source bits "
+             << test::Hex(s) << "): byte " << i << " expected " << test::Hex(want[i]) << ", got "
+             << test::Hex(got[dst_offset + i]);
+    }
+  }
+  for (size_t i = 0; i < kGuardBytes; ++i) {
+    ASSERT_EQ(got[dst_offset + out_bytes + i], kGuard)
+        << Describe(row, o) << ": count " << count << " wrote past the output";
+  }
+}
+
+class KernelTest : public hwy::TestWithParamTarget {};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(KernelTest);
+
+TEST_P(KernelTest, DispatchesToTheRequestedTarget) {
+  // Any Cast that has a kernel initialises the dispatch; then the target must match.
+  float x = 1.0f;
+  uint16_t y = 0;
+  ASSERT_TRUE(Cast(&x, DataType::kFloat, &y, DataType::kFloat16, 1).ok());
+  EXPECT_STREQ(hwy::TargetName(GetParam()), ActiveTargetName());
+}
+
+TEST_P(KernelTest, EveryRowBitExactAgainstTheReference) {
+  size_t rows = 0;
+  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  for (size_t r = 0; r < rows; ++r) {
+    const kernels::KernelRow& row = table[r];
+    size_t count = 0;
+    const Bytes src = SourceBytes(row.src, &count);
+    for (bool saturate : {true, false}) {
+      for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+        const CastOptions o{saturate, mode};
+        CheckRow(row, src, count, 0, 0, o);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_STREQ(hwy::TargetName(GetParam()), ActiveTargetName());
+}
+
+TEST_P(KernelTest, CountsAndMisalignment) {
+  size_t rows = 0;
+  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  const size_t max_count = 4 * HWY_MAX_BYTES + 1;  // 4 vectors + 1 of the widest target
+  for (size_t r = 0; r < rows; ++r) {
+    const kernels::KernelRow& row = table[r];
+    size_t total = 0;
+    const Bytes src = SourceBytes(row.src, &total);
+    for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
+      for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
+        CheckRow(row, src, count, offset, (offset * 7) % 5, CastOptions{});
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensorcast
