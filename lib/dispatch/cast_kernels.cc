@@ -1,42 +1,42 @@
-// foreach_target translation unit of the Cast kernels: includes every kernel family
-// once per Highway target, exports each registry row and builds the lookup table.
+// The kernel table: the rows of every kernel family (each exported by its own
+// foreach_target TU, *_kernels.cc), in one list.
 #include "lib/dispatch/cast_kernels.h"
 
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "lib/dispatch/cast_kernels.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
-#include "lib/kernels/float_cast-inl.h"
+#include <vector>
 
-#if HWY_ONCE
 namespace tensorcast {
 namespace kernels {
 
-#define TC_CAST_PAIR(S, D, K) HWY_EXPORT(K);
-#include "lib/dispatch/cast_pairs.inc"
-#undef TC_CAST_PAIR
+// One per family TU; add a family here and in lib/CMakeLists.txt.
+const KernelRow* FloatKernelRows(size_t* count);
 
 namespace {
 
-#define TC_CAST_PAIR(S, D, K)                                                   \
-  {DataType::S, DataType::D, #K,                                                \
-   [](const void* src, void* dst, size_t count, const CastOptions& options) {   \
-     HWY_DYNAMIC_DISPATCH(K)(src, dst, count, options);                         \
-   }},
-constexpr KernelRow kRows[] = {
-#include "lib/dispatch/cast_pairs.inc"
+struct Table {
+  std::vector<KernelRow> rows;
+  Table() {
+    for (auto* family : {&FloatKernelRows}) {
+      size_t n = 0;
+      const KernelRow* r = family(&n);
+      rows.insert(rows.end(), r, r + n);
+    }
+  }
 };
-#undef TC_CAST_PAIR
+
+const Table& GetTable() {
+  static const Table table;  // built once, thread-safe
+  return table;
+}
 
 }  // namespace
 
 const KernelRow* KernelRows(size_t* count) {
-  *count = sizeof(kRows) / sizeof(kRows[0]);
-  return kRows;
+  *count = GetTable().rows.size();
+  return GetTable().rows.data();
 }
 
 CastKernel FindKernel(DataType src, DataType dst) {
-  for (const KernelRow& row : kRows) {
+  for (const KernelRow& row : GetTable().rows) {
     if (row.src == src && row.dst == dst) return row.kernel;
   }
   return nullptr;
@@ -44,4 +44,3 @@ CastKernel FindKernel(DataType src, DataType dst) {
 
 }  // namespace kernels
 }  // namespace tensorcast
-#endif  // HWY_ONCE
