@@ -75,8 +75,8 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
   try {
     Status s = Validate(src, src_type, dst, dst_type, count, options);
     if (!s.ok() || count == 0) return s;
-    if (const kernels::CastKernel kernel = kernels::FindKernel(src_type, dst_type)) {
-      kernel(src, dst, count, options);
+    if (src_type != DataType::kString && dst_type != DataType::kString &&
+        kernels::CastWithKernels(src, src_type, dst, dst_type, count, options)) {
       return Status::Ok();
     }
     return reference::Cast(src, src_type, dst, dst_type, count, options);

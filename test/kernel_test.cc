@@ -4,7 +4,9 @@
 // counts 0 .. 4 vectors + 1, misaligned pointers, guard bytes after the output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -128,6 +130,55 @@ TEST_P(KernelTest, EveryRowBitExactAgainstTheReference) {
     }
   }
   EXPECT_STREQ(hwy::TargetName(GetParam()), ActiveTargetName());
+}
+
+// Every numeric pair that the kernel path takes (a registry row or the blocked
+// two-step hub), with the options that matter for its target, against the reference.
+TEST_P(KernelTest, EveryPairThroughKernelsOrHub) {
+  std::vector<DataType> types;
+  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
+    const auto t = static_cast<DataType>(code);
+    if (IsCastable(t) && t != DataType::kString) types.push_back(t);
+  }
+  size_t pairs = 0;
+  for (DataType st : types) {
+    size_t count = 0;
+    const Bytes src = SourceBytes(st, &count);
+    // Wide sources: the boundary prefix of the pattern set is enough per pair here
+    // (the registry rows get the full set above).
+    if (BitWidth(st) > 16) count = std::min<size_t>(count, 300000);
+    for (DataType dt : types) {
+      std::vector<CastOptions> options = {CastOptions{}};
+      if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
+          dt == DataType::kFloat8E5M2 || dt == DataType::kFloat8E5M2FNUZ) {
+        options.push_back(CastOptions{false, RoundMode::kUp});
+      }
+      if (dt == DataType::kFloat8E8M0) {
+        for (bool sat : {true, false}) {
+          for (RoundMode m : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+            options.push_back(CastOptions{sat, m});
+          }
+        }
+      }
+      for (const CastOptions& o : options) {
+        const size_t out_bytes = StorageBytes(dt, count);
+        Bytes want(out_bytes), got(out_bytes + kGuardBytes, kGuard);
+        ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
+        if (!kernels::CastWithKernels(src.data(), st, got.data(), dt, count, o)) continue;
+        ++pairs;
+        for (size_t i = 0; i < out_bytes; ++i) {
+          ASSERT_EQ(test::Hex(got[i]), test::Hex(want[i]))
+              << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
+              << " round_mode=" << RoundModeName(o.round_mode) << " on " << ActiveTargetName()
+              << ": byte " << i;
+        }
+        for (size_t i = 0; i < kGuardBytes; ++i) ASSERT_EQ(got[out_bytes + i], kGuard);
+      }
+    }
+  }
+  EXPECT_GT(pairs, 0u);
+  std::printf("%s: %zu pair/option combinations through kernels or the hub\n",
+              ActiveTargetName(), pairs);
 }
 
 TEST_P(KernelTest, CountsAndMisalignment) {

@@ -25,6 +25,13 @@ const KernelRow* KernelRows(size_t* count);
 // The kernel of (src, dst), or nullptr when the pair has none.
 CastKernel FindKernel(DataType src, DataType dst);
 
+// Converts with the pair's kernel, or, for a pair without one, with the blocked
+// two-step path: an L1-sized block is decoded into float32 lanes (exactly, or rounded
+// to odd for DOUBLE / 32- and 64-bit integer sources into the small float types) and
+// encoded once. Returns false, writing nothing, when neither applies.
+bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
+                     size_t count, const CastOptions& options);
+
 }  // namespace kernels
 }  // namespace tensorcast
 

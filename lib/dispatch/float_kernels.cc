@@ -8,10 +8,16 @@
 
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
+#include "lib/dispatch/hub_kernels.h"
 #define TC_FAMILY_float 1
 
 namespace tensorcast {
 namespace kernels {
+
+HWY_EXPORT(F64ToF32RoundToOddImpl);
+void F64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  HWY_DYNAMIC_DISPATCH(F64ToF32RoundToOddImpl)(src, dst, count);
+}
 
 #define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
 #include "lib/dispatch/cast_pairs.inc"

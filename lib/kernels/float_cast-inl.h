@@ -154,6 +154,23 @@ void CastBF16ToF32(const void* src, void* dst, size_t count, const CastOptions&)
            });
 }
 
+// f64 -> f32, IEEE RNE on every target.
+template <class DD, class DF>
+HWY_INLINE hn::Vec<DF> DemoteF64ToF32(DD dd, DF df, hn::Vec<DD> v) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // These targets' DemoteTo clamps overflow and Inf to FLT_MAX; the C conversion
+  // (an IEEE instruction here) is exact.
+  HWY_ALIGN double lanes[HWY_MAX_BYTES / sizeof(double)];
+  HWY_ALIGN float out[HWY_MAX_BYTES / sizeof(double)];
+  hn::Store(v, dd, lanes);
+  for (size_t k = 0; k < hn::Lanes(dd); ++k) out[k] = static_cast<float>(lanes[k]);
+  return hn::Load(df, out);
+#else
+  (void)dd;
+  return hn::DemoteTo(df, v);
+#endif
+}
+
 void CastF32ToF64(const void* src, void* dst, size_t count, const CastOptions&) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
@@ -165,18 +182,63 @@ void CastF64ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   CastLoop(dd, df, static_cast<const double*>(src), static_cast<float*>(dst), count,
+           [&](hn::Vec<decltype(dd)> v) HWY_ATTR { return DemoteF64ToF32(dd, df, v); });
+}
+
+// Hub decoder (not a registry row): f64 -> f32 rounded to odd. The RNE result is moved
+// one step toward zero when it rounded away, and an inexact result gets its lowest
+// mantissa bit set. Inf stays Inf; NaN as the RNE conversion.
+void F64ToF32RoundToOddImpl(const void* src, void* dst, size_t count) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<uint64_t, decltype(dd)> du64;
+  const hn::Rebind<uint32_t, decltype(dd)> du32;
+  CastLoop(dd, df, static_cast<const double*>(src), static_cast<float*>(dst), count,
            [&](hn::Vec<decltype(dd)> v) HWY_ATTR {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-             // These targets' DemoteTo clamps overflow and Inf to FLT_MAX; the C
-             // conversion (an IEEE instruction here) is exact.
-             HWY_ALIGN double lanes[HWY_MAX_BYTES / sizeof(double)];
-             HWY_ALIGN float out[HWY_MAX_BYTES / sizeof(double)];
-             hn::Store(v, dd, lanes);
-             for (size_t k = 0; k < hn::Lanes(dd); ++k) out[k] = static_cast<float>(lanes[k]);
-             return hn::Load(df, out);
-#else
-             return hn::DemoteTo(df, v);
-#endif
+             const auto r = DemoteF64ToF32(dd, df, v);
+             const auto back = hn::PromoteTo(dd, r);
+             const auto inexact = hn::AndNot(hn::IsNaN(v), hn::Ne(back, v));
+             const auto away = hn::Gt(hn::Abs(back), hn::Abs(v));
+             const auto one = hn::Set(du64, 1);
+             const auto down = hn::TruncateTo(du32, hn::IfThenElseZero(hn::RebindMask(du64, away), one));
+             const auto odd = hn::TruncateTo(du32, hn::IfThenElseZero(hn::RebindMask(du64, inexact), one));
+             return hn::BitCast(df, hn::Or(hn::Sub(hn::BitCast(du32, r), down), odd));
+           });
+}
+
+// f16 -> f64, exact: NaNs keep every bit (a signalling NaN stays signalling, as numpy).
+void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<uint64_t, decltype(dd)> du64;
+  const hn::Rebind<uint32_t, decltype(dd)> du32;
+  const hn::Rebind<uint16_t, decltype(dd)> du16;
+  const hn::Rebind<float, decltype(dd)> df;
+  CastLoop(du16, dd, static_cast<const uint16_t*>(src), static_cast<double*>(dst), count,
+           [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+             const auto h32 = hn::PromoteTo(du32, h);
+             const auto wide = hn::PromoteTo(dd, hn::BitCast(df, F16BitsToF32Bits(du32, h32)));
+             const auto h64 = hn::PromoteTo(du64, h32);
+             const auto nan_bits = hn::Or(
+                 hn::Or(hn::ShiftLeft<48>(hn::And(h64, hn::Set(du64, 0x8000))),
+                        hn::Set(du64, 0x7FF0000000000000ull)),
+                 hn::ShiftLeft<42>(hn::And(h64, hn::Set(du64, 0x3FF))));
+             return hn::IfThenElse(hn::IsNaN(wide), hn::BitCast(dd, nan_bits), wide);
+           });
+}
+
+// bf16 -> f16: RNE through the exact f32 value; NaN -> 0x7E00 | sign (ml_dtypes).
+void CastBF16ToF16(const void* src, void* dst, size_t count, const CastOptions&) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+  CastLoop(du16, du16, static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<decltype(du16)> b) HWY_ATTR {
+             const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, b));
+             const auto h = F32BitsToF16Bits(du32, bits);
+             const auto is_nan =
+                 hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFF)), hn::Set(du32, 0x7F800000));
+             const auto nan = hn::Or(hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 0x8000)),
+                                     hn::Set(du32, 0x7E00));
+             return hn::TruncateTo(du16, hn::IfThenElse(is_nan, nan, h));
            });
 }
 

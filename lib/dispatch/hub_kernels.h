@@ -1,0 +1,23 @@
+// Internal kernels of the blocked two-step ("hub") path, which are not ONNX casts
+// and therefore not registry rows: round-to-odd decoders into float32. Rounding to
+// odd keeps every value's exactness and its position between float32 neighbours, so
+// one later RNE (or directed) rounding into any format of <= 22 significant bits
+// (float16, bfloat16, float8, float4, e8m0) is the correct rounding of the exact source
+// value (semantics.md principle 1; peers.md 2.8).
+#ifndef TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_
+#define TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_
+
+#include <cstddef>
+
+namespace tensorcast {
+namespace kernels {
+
+// DOUBLE -> FLOAT rounded to odd; Inf and NaN as the RNE conversion (float_kernels.cc).
+void F64ToF32RoundToOdd(const void* src, void* dst, size_t count);
+
+// Integer decoders (int_float_kernels.cc) are declared below this line.
+
+}  // namespace kernels
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_
