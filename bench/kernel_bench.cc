@@ -1,0 +1,144 @@
+// Every registry row of lib/dispatch/cast_pairs.inc, and every pair the blocked
+// two-step hub serves, at an L1-resident, an L2-resident and an out-of-cache size, on
+// the best Highway target (--target=NAME forces another one). Each benchmark reports
+// bytes/s counting bytes read + written and `x_memcpy`: its speed relative to memcpy of
+// the same number of bytes (read + written), measured in the same binary.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "lib/dispatch/cast_kernels.h"
+#include "tensorcast/tensorcast.h"
+
+namespace {
+
+using tensorcast::CastOptions;
+using tensorcast::DataType;
+
+// memcpy throughput (bytes read + written per second) for a copy of `bytes` bytes.
+double MemcpyRate(size_t bytes) {
+  static std::map<size_t, double> cache;
+  auto it = cache.find(bytes);
+  if (it != cache.end()) return it->second;
+  std::vector<uint8_t> a(bytes, 1), b(bytes, 2);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const size_t iters = bytes >= (8u << 20) ? 4 : (64u << 20) / bytes;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < iters; ++i) {
+      std::memcpy(b.data(), a.data(), bytes);
+      benchmark::DoNotOptimize(b.data());
+      benchmark::ClobberMemory();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = 2.0 * static_cast<double>(bytes) * static_cast<double>(iters) / s;
+    if (rate > best) best = rate;
+  }
+  cache[bytes] = best;
+  return best;
+}
+
+std::vector<uint8_t> RandomSource(DataType type, size_t count) {
+  std::vector<uint8_t> v(tensorcast::StorageBytes(type, count));
+  std::mt19937 rng(42);
+  if (type == DataType::kFloat || type == DataType::kDouble) {
+    // Realistic values (N(0,1)), not random bit patterns (which are mostly huge or NaN).
+    std::normal_distribution<double> nd;
+    for (size_t i = 0; i < count; ++i) {
+      if (type == DataType::kFloat) {
+        const float f = static_cast<float>(nd(rng));
+        std::memcpy(&v[i * 4], &f, 4);
+      } else {
+        const double d = nd(rng);
+        std::memcpy(&v[i * 8], &d, 8);
+      }
+    }
+  } else {
+    for (auto& b : v) b = static_cast<uint8_t>(rng());
+  }
+  return v;
+}
+
+void BM_Cast(benchmark::State& state, DataType src, DataType dst, size_t src_bytes, bool hub) {
+  const size_t count = src_bytes * 8 / static_cast<size_t>(tensorcast::BitWidth(src));
+  const std::vector<uint8_t> in = RandomSource(src, count);
+  std::vector<uint8_t> out(tensorcast::StorageBytes(dst, count));
+  const CastOptions options;
+  for (auto _ : state) {
+    const bool ok = tensorcast::kernels::CastWithKernels(in.data(), src, out.data(), dst, count, options);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  const size_t bytes = in.size() + out.size();
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  // Seconds memcpy needs for the same bytes, as a rate: x_memcpy = t_memcpy / t_cast.
+  const double memcpy_rate = MemcpyRate((bytes + 1) / 2);
+  state.counters["x_memcpy"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * static_cast<double>(bytes) / memcpy_rate,
+      benchmark::Counter::kIsRate);
+  state.counters["ns_per_elem"] = benchmark::Counter(
+      static_cast<double>(count) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
+  state.SetLabel(std::string(hub ? "hub " : "") + tensorcast::ActiveTargetName());
+}
+
+void RegisterAll() {
+  // Source sizes: L1-resident (8 KiB), L2-resident (256 KiB), out of cache (64 MiB).
+  const size_t sizes[] = {8u << 10, 256u << 10, 64u << 20};
+  std::vector<DataType> types;
+  for (int code = 1; code <= tensorcast::kMaxDataTypeCode; ++code) {
+    const auto t = static_cast<DataType>(code);
+    if (tensorcast::IsCastable(t) && t != DataType::kString) types.push_back(t);
+  }
+  size_t n = 0;
+  const tensorcast::kernels::KernelRow* rows = tensorcast::kernels::KernelRows(&n);
+  for (DataType s : types) {
+    for (DataType d : types) {
+      if (s == d) continue;
+      bool direct = false;
+      for (size_t r = 0; r < n; ++r) direct |= rows[r].src == s && rows[r].dst == d;
+      // Probe whether the kernel path serves the pair at all (one element).
+      uint64_t one_in = 0, one_out = 0;
+      if (!tensorcast::kernels::CastWithKernels(&one_in, s, &one_out, d, 1, CastOptions{})) continue;
+      for (size_t bytes : sizes) {
+        const std::string name = std::string("Cast/") + tensorcast::DataTypeName(s) + "->" +
+                                 tensorcast::DataTypeName(d) + "/" +
+                                 (bytes >= (1u << 20) ? std::to_string(bytes >> 20) + "MiB"
+                                                      : std::to_string(bytes >> 10) + "KiB");
+        benchmark::RegisterBenchmark(name.c_str(), BM_Cast, s, d, bytes, !direct)
+            ->MinTime(bytes >= (1u << 20) ? 0.5 : 0.1)
+            ->UseRealTime();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // --target=AVX2 (any Highway target name) benchmarks that target instead of the best.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--target=", 0) == 0) {
+      for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        if (arg.substr(9) == hwy::TargetName(t)) hwy::SetSupportedTargetsForTest(t);
+      }
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      break;
+    }
+  }
+  RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
