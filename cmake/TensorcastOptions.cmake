@@ -9,9 +9,23 @@ if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
 endif()
 
 option(BUILD_SHARED_LIBS "Build tensorcast as a shared library" OFF)
+# A cross build (cmake/aarch64-linux-gnu.cmake) builds the library and the GoogleTest
+# suites, which ctest runs under qemu; the tools need libonnx for the target and the
+# benchmarks mean nothing under qemu, so both default to OFF there.
+set(_tensorcast_native ON)
+if(CMAKE_CROSSCOMPILING)
+  set(_tensorcast_native OFF)
+endif()
+set(_tensorcast_native_top OFF)
+if(PROJECT_IS_TOP_LEVEL AND _tensorcast_native)
+  set(_tensorcast_native_top ON)
+endif()
 option(TENSORCAST_BUILD_TESTS "Build the tests" ${PROJECT_IS_TOP_LEVEL})
-option(TENSORCAST_BUILD_TOOLS "Build the tensorcast command-line program" ${PROJECT_IS_TOP_LEVEL})
-option(TENSORCAST_BUILD_BENCHMARKS "Build the Google Benchmark programs" ${PROJECT_IS_TOP_LEVEL})
+option(TENSORCAST_BUILD_TOOLS "Build the tensorcast command-line program" ${_tensorcast_native_top})
+option(TENSORCAST_BUILD_BENCHMARKS "Build the Google Benchmark programs" ${_tensorcast_native_top})
+option(TENSORCAST_HOST_TESTS
+       "Also build the tests that run on the build machine only: ONNX conformance runner, 2^32 sweep, Python differential test"
+       ${_tensorcast_native})
 option(TENSORCAST_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 option(TENSORCAST_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
 option(TENSORCAST_COMPILE_ALL_ATTAINABLE

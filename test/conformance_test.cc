@@ -1,21 +1,26 @@
-// conformance_test: runs ONNX's backend node tests ("conformance data") for Cast and
-// CastLike through tensorcast and compares every output element bit for bit.
+// conformance_test: runs ONNX's backend node tests ("conformance data") for Cast,
+// CastLike and Split through tensorcast and compares every output element bit for bit.
 //
 //   conformance_test <data folder>      (or env TENSORCAST_ONNX_NODE_TESTS)
 //
 // The data folder is shared/onnx-node-tests (see its README.md). In scope:
 //   <folder>/test_cast_*, <folder>/test_castlike_* (the `_expanded` twins included)
+//   <folder>/test_split_*                          (Split-13 and Split-18)
 //   <folder>/legacy-v1.18.0/*                      (the v1.18.0 STRING tests)
+// test_split_to_sequence_* match the prefix but test the SplitToSequence op: they are
+// listed as "SKIP <name>: not a Split case" and count neither as passed nor as failed.
 // Each test directory holds model.onnx (a single-node graph) and test_data_set_*/ with
 // input_<i>.pb and output_<j>.pb (serialized onnx.TensorProto).
 //
-// Output: one "PASS <name>" or "FAIL <name>: <why>" line per test, then
-// "conformance: N cases" and "N passed, N failed" (CI parses the last line).
+// Output: one "PASS <name>", "FAIL <name>: <why>" or "SKIP <name>: <why>" line per test,
+// then "conformance: N cases, N skipped" and "N passed, N failed" (CI parses the last
+// line).
 // Exit status: 0 when every case passed and at least one ran, 1 otherwise, and 77 when
 // the data folder is absent (ctest reports the test as skipped).
 //
-// Adding another operator (e.g. Split) means: a prefix in kTopLevelPrefixes, and an
-// entry in kOps with a function that turns the node's input tensors into its outputs.
+// Adding another operator means: a prefix in kTopLevelPrefixes, and an entry in kOps
+// with a function that turns the node's input tensors into its outputs (or, for an
+// operator that only shares the prefix, an entry without a function and a skip reason).
 // Loading, the per-case loop and the comparison do not depend on the operator.
 #include <onnx/onnx_pb.h>
 
@@ -37,6 +42,7 @@
 
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
+#include "tensorcast/split.h"
 #include "tensorcast/status.h"
 
 namespace {
@@ -47,7 +53,7 @@ using tensorcast::DataType;
 constexpr int kSkipExitCode = 77;
 
 // Top-level test directories in scope, by name prefix.
-constexpr const char* kTopLevelPrefixes[] = {"test_cast_", "test_castlike_"};
+constexpr const char* kTopLevelPrefixes[] = {"test_cast_", "test_castlike_", "test_split_"};
 // Sub-folder whose every directory is a test (ONNX v1.18.0 string tests).
 constexpr const char* kLegacyFolder = "legacy-v1.18.0";
 // Files larger than this are treated as corrupt rather than read.
@@ -506,17 +512,177 @@ bool RunCastLike(const NodeRun& run, std::vector<Tensor>* outputs, std::string* 
   return RunCastOrCastLike(run, /*cast_like=*/true, outputs, error);
 }
 
+// ---------------------------------------------------------------------------------------
+// Split
+
+// The node's `axis` (INT), `num_outputs` (INT) and `split` (INTS) attributes. Any other
+// attribute is an error; which of them an opset allows is for tensorcast::SplitSizes.
+struct SplitNodeAttributes {
+  int64_t axis = 0;  // default 0 (Split-2 and later)
+  bool has_num_outputs = false;
+  int64_t num_outputs = 0;
+  bool has_split = false;  // the attribute (Split-1, 2, 11)
+  std::vector<int64_t> split;
+};
+
+bool ReadSplitAttributes(const onnx::NodeProto& node, SplitNodeAttributes* attrs,
+                         std::string* error) {
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    const std::string& name = attr.name();
+    if (name == "axis" || name == "num_outputs") {
+      if (attr.type() != onnx::AttributeProto::INT) {
+        *error = "attribute " + name + ": expected INT";
+        return false;
+      }
+      if (name == "axis") {
+        attrs->axis = attr.i();
+      } else {
+        attrs->has_num_outputs = true;
+        attrs->num_outputs = attr.i();
+      }
+    } else if (name == "split") {
+      if (attr.type() != onnx::AttributeProto::INTS) {
+        *error = "attribute split: expected INTS";
+        return false;
+      }
+      attrs->has_split = true;
+      attrs->split.assign(attr.ints().begin(), attr.ints().end());
+    } else {
+      *error = "unexpected attribute \"" + name + "\" on " + node.op_type();
+      return false;
+    }
+  }
+  return true;
+}
+
+// The values of the optional `split` input: tensor(int64) from Split-13; Split-1 took a
+// float tensor, converted here with Cast's truncation toward zero.
+bool ReadSplitInput(const Tensor& tensor, int64_t opset, std::vector<int64_t>* split,
+                    std::string* error) {
+  split->assign(tensor.count, 0);
+  if (tensor.type == DataType::kInt64) {
+    if (tensor.count > 0) std::memcpy(split->data(), tensor.bytes.data(), tensor.count * 8);
+    return true;
+  }
+  if (opset >= 13) {
+    *error = "split input of type " + TypeLabel(tensor.type) + ", expected INT64 (7)";
+    return false;
+  }
+  const tensorcast::Status status = tensorcast::Cast(tensor.data(), tensor.type, split->data(),
+                                                     DataType::kInt64, tensor.count);
+  if (!status.ok()) {
+    *error = "split input of type " + TypeLabel(tensor.type) + ": " + StatusLabel(status);
+    return false;
+  }
+  return true;
+}
+
+// Split: input 0 is the tensor, input 1 the optional `split` sizes; one output per node
+// output. The sizes come from the library's opset helper (tensorcast::SplitSizes: opset,
+// axis, split attribute or input, num_outputs, number of node outputs), the data from
+// tensorcast::Split.
+bool RunSplit(const NodeRun& run, std::vector<Tensor>* outputs, std::string* error) {
+  if (run.inputs.empty() || run.inputs.size() > 2 || run.inputs[0] == nullptr) {
+    *error = "Split node with " + std::to_string(run.inputs.size()) + " inputs";
+    return false;
+  }
+  SplitNodeAttributes attrs;
+  if (!ReadSplitAttributes(run.node, &attrs, error)) return false;
+  const Tensor& src = *run.inputs[0];
+  const Tensor* split_input = run.inputs.size() > 1 ? run.inputs[1] : nullptr;
+  if (split_input != nullptr) {
+    if (attrs.has_split) {
+      *error = "Split node with both a split input and a split attribute";
+      return false;
+    }
+    if (!ReadSplitInput(*split_input, run.opset, &attrs.split, error)) return false;
+    attrs.has_split = true;
+  }
+
+  tensorcast::SplitAttributes query;
+  query.opset = static_cast<int>(run.opset);
+  query.axis = attrs.axis;
+  query.has_split = attrs.has_split;
+  query.split = attrs.split.data();
+  query.split_count = attrs.split.size();
+  query.has_num_outputs = attrs.has_num_outputs;
+  query.num_outputs = attrs.num_outputs;
+  query.output_count = static_cast<size_t>(run.node.output_size());
+  std::vector<int64_t> sizes(query.output_count, -1);
+  const tensorcast::Status sizes_status =
+      tensorcast::SplitSizes(query, src.dims.data(), src.dims.size(), sizes.data());
+  if (!sizes_status.ok()) {
+    *error = "SplitSizes(opset " + std::to_string(run.opset) + ", " + TypeLabel(src.type) +
+             DimsLabel(src.dims) + ", axis " + std::to_string(attrs.axis) + ", " +
+             std::to_string(query.output_count) + " outputs) returned " +
+             StatusLabel(sizes_status);
+    return false;
+  }
+  const auto rank = static_cast<int64_t>(src.dims.size());
+  const int64_t axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
+  if (axis < 0 || axis >= rank) {
+    *error = "axis " + std::to_string(attrs.axis) + " out of range for rank " +
+             std::to_string(rank) + " (SplitSizes accepted it)";
+    return false;
+  }
+
+  outputs->assign(sizes.size(), Tensor());
+  std::vector<void*> pointers(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Tensor& out = (*outputs)[i];
+    out.dims = src.dims;
+    out.dims[static_cast<size_t>(axis)] = sizes[i];
+    size_t count = 1;
+    for (const int64_t dim : out.dims) {
+      if (dim < 0) {
+        *error = "SplitSizes gave a negative size for output " + std::to_string(i);
+        return false;
+      }
+      count *= static_cast<size_t>(dim);  // at most the input's count: sizes add up to it
+    }
+    if (!AllocateTensor(src.type, count, &out, error)) return false;  // keeps out.dims
+    pointers[i] = out.mutable_data();
+  }
+  tensorcast::Status status;
+  try {
+    status = tensorcast::Split(src.data(), src.type, src.dims.data(), src.dims.size(),
+                               attrs.axis, sizes.data(), sizes.size(), pointers.data());
+  } catch (const std::exception& e) {
+    *error = std::string("the library threw: ") + e.what();
+    return false;
+  } catch (...) {
+    *error = "the library threw a non-std exception";
+    return false;
+  }
+  if (!status.ok()) {
+    std::string list;
+    for (const int64_t size : sizes) list += (list.empty() ? "" : ", ") + std::to_string(size);
+    *error = "Split(" + TypeLabel(src.type) + DimsLabel(src.dims) + ", axis " +
+             std::to_string(attrs.axis) + ", sizes [" + list + "]) returned " +
+             StatusLabel(status);
+    return false;
+  }
+  return true;
+}
+
 struct OpEntry {
   const char* op_type;
+  // Null for an operator that is not tested here although its directories match a
+  // prefix in kTopLevelPrefixes; such cases are reported as SKIP with `skip_reason`.
   OpFunction run;
   // Output element i depends only on input 0's element i: a mismatch report then also
   // shows that input element.
   bool elementwise;
+  const char* skip_reason;
 };
 
 constexpr OpEntry kOps[] = {
-    {"Cast", RunCast, true},
-    {"CastLike", RunCastLike, true},
+    {"Cast", RunCast, true, nullptr},
+    {"CastLike", RunCastLike, true, nullptr},
+    {"Split", RunSplit, false, nullptr},
+    // test_split_to_sequence_*: the SplitToSequence op (opset 24), whose output is a
+    // sequence, not Split.
+    {"SplitToSequence", nullptr, false, "not a Split case (SplitToSequence op)"},
 };
 
 const OpEntry* FindOp(const std::string& op_type) {
@@ -707,23 +873,29 @@ std::vector<fs::path> ListDirectories(const fs::path& dir, std::string_view pref
   return found;
 }
 
-// Runs every test_data_set_* of one test directory. Returns false with a reason on the
-// first failure.
-bool RunCase(const fs::path& dir, std::string* error) {
+enum class Outcome { kPass, kFail, kSkip };
+
+// Runs every test_data_set_* of one test directory. Returns kFail with a reason on the
+// first failure, kSkip with a reason for an operator that only shares the name prefix.
+Outcome RunCase(const fs::path& dir, std::string* error) {
   Model model;
-  if (!LoadModel(dir, &model, error)) return false;
+  if (!LoadModel(dir, &model, error)) return Outcome::kFail;
+  if (model.op->run == nullptr) {
+    *error = model.op->skip_reason;
+    return Outcome::kSkip;
+  }
   const std::vector<fs::path> data_sets = ListDirectories(dir, "test_data_set_");
   if (data_sets.empty()) {
     *error = "no test_data_set_* directory";
-    return false;
+    return Outcome::kFail;
   }
   for (const fs::path& data_set : data_sets) {
     if (!RunDataSet(model, data_set, error)) {
       if (data_sets.size() > 1) *error = data_set.filename().string() + ": " + *error;
-      return false;
+      return Outcome::kFail;
     }
   }
-  return true;
+  return Outcome::kPass;
 }
 
 struct Case {
@@ -753,7 +925,7 @@ int Run(const fs::path& root) {
                  "\n"
                  "**********************************************************************\n"
                  "ONNX conformance data NOT FOUND at %s: conformance NOT RUN.\n"
-                 "No Cast/CastLike conformance case has been checked.\n"
+                 "No Cast/CastLike/Split conformance case has been checked.\n"
                  "Pass the onnx-node-tests folder as the first argument, set\n"
                  "TENSORCAST_ONNX_NODE_TESTS, or configure CMake with\n"
                  "-DTENSORCAST_ONNX_NODE_TESTS=<folder>. Exiting with %d (skipped).\n"
@@ -765,29 +937,35 @@ int Run(const fs::path& root) {
   const std::vector<Case> cases = DiscoverCases(root);
   size_t passed = 0;
   size_t failed = 0;
+  size_t skipped = 0;
   for (const Case& test : cases) {
     std::string error;
-    bool ok = false;
+    Outcome outcome = Outcome::kFail;
     try {
-      ok = RunCase(test.dir, &error);
+      outcome = RunCase(test.dir, &error);
     } catch (const std::exception& e) {
       error = std::string("exception: ") + e.what();
     } catch (...) {
       error = "unknown exception";
     }
-    if (ok) {
+    if (outcome == Outcome::kPass) {
       ++passed;
       std::printf("PASS %s\n", test.name.c_str());
+    } else if (outcome == Outcome::kSkip) {
+      ++skipped;
+      std::printf("SKIP %s: %s\n", test.name.c_str(), error.c_str());
     } else {
       ++failed;
       std::printf("FAIL %s: %s\n", test.name.c_str(), error.c_str());
     }
     std::fflush(stdout);
   }
-  std::printf("conformance: %zu cases\n", cases.size());
+  std::printf("conformance: %zu cases, %zu skipped\n", cases.size(), skipped);
   std::printf("%zu passed, %zu failed\n", passed, failed);
-  if (cases.empty()) std::fprintf(stderr, "No conformance case found under %s\n", root.string().c_str());
-  return failed == 0 && !cases.empty() ? 0 : 1;
+  if (passed + failed == 0) {
+    std::fprintf(stderr, "No conformance case found under %s\n", root.string().c_str());
+  }
+  return failed == 0 && passed > 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,62 @@ using test::Bytes;
 constexpr uint8_t kGuard = 0xA5;
 constexpr size_t kGuardBytes = 64;
 
+// int <-> float boundaries (intfloat family), appended to the 32/64-bit sources:
+// integers next to 2^t, and next to the float32 / float64 rounding ties and the
+// round-up-to-2^(t+1) points at each t, both signs; floats next to every integer type's
+// range limits (B - 1, B, B + 1, B +- 0.5 and their float neighbours, both signs).
+void AppendIntFloatBoundaries(DataType type, std::vector<uint64_t>* v) {
+  const int bits = BitWidth(type);
+  const uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  if (type == DataType::kFloat || type == DataType::kDouble) {
+    std::vector<double> values = {0.0, 0.25, 0.5, 0.75, 0.999, 1.0, 1.5};
+    for (int e : {7, 8, 15, 16, 31, 32, 63, 64}) {
+      const double b = std::ldexp(1.0, e);
+      for (double x : {b - 1, b, b + 1}) {
+        for (double d : {-0.5, 0.0, 0.5}) values.push_back(x + d);
+      }
+    }
+    for (double x : values) {
+      for (double sx : {x, -x}) {
+        if (type == DataType::kFloat) {
+          const float f = static_cast<float>(sx);
+          for (float g : {f, std::nextafter(f, -INFINITY), std::nextafter(f, INFINITY)}) {
+            v->push_back(test::Bits(g));
+          }
+        } else {
+          for (double g : {sx, std::nextafter(sx, -INFINITY), std::nextafter(sx, INFINITY)}) {
+            v->push_back(test::Bits(g));
+          }
+        }
+      }
+    }
+    return;
+  }
+  if (type != DataType::kInt32 && type != DataType::kUint32 && type != DataType::kInt64 &&
+      type != DataType::kUint64) {
+    return;
+  }
+  std::vector<uint64_t> values;
+  for (int t = 0; t < bits; ++t) {
+    const uint64_t base = 1ull << t;
+    for (uint64_t d : {0ull, 1ull, 2ull, 3ull}) values.push_back(base + d);
+    values.push_back(base - 1);
+    for (int p : {24, 53}) {
+      if (t <= p) continue;
+      const uint64_t ulp = 1ull << (t - p), tie = ulp / 2;
+      for (uint64_t off : {tie, ulp + tie}) {
+        for (uint64_t d : {off - 1, off, off + 1}) values.push_back(base + d);
+      }
+      const uint64_t top = (base - 1) * 2 + 1;  // all ones up to bit t
+      for (uint64_t d : {tie - 1, tie, tie + 1}) values.push_back(top - d);
+    }
+  }
+  for (uint64_t x : values) {
+    v->push_back(x & mask);
+    v->push_back((0 - x) & mask);
+  }
+}
+
 // Source bit patterns for a row: every code of a <= 16-bit type; otherwise random bits
 // and values next to the rounding boundaries of the narrow formats.
 Bytes SourceBytes(DataType type, size_t* count) {
@@ -34,10 +91,20 @@ Bytes SourceBytes(DataType type, size_t* count) {
   Bytes b;
   std::mt19937_64 rng(1234 + static_cast<int>(type));
   if (bits <= 16) {
-    const size_t n = size_t{1} << bits;
+    // Sub-byte types: all 256 byte values (every pair / quad of codes). 8-bit types: every
+    // code twice, so that CountsAndMisalignment's 4 * HWY_MAX_BYTES + 1 elements exist.
+    const size_t n = bits < 8 ? 8 * 256 / static_cast<size_t>(bits)
+                              : std::max(size_t{1} << bits, size_t{512});
     *count = n;
     b.resize(StorageBytes(type, n));
-    for (size_t i = 0; i < n; ++i) std::memcpy(&b[i * bits / 8], &i, static_cast<size_t>(bits / 8));
+    if (bits < 8) {
+      for (size_t i = 0; i < 256; ++i) b[i] = static_cast<uint8_t>(i);
+      return b;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const size_t code = i & ((size_t{1} << bits) - 1);
+      std::memcpy(&b[i * bits / 8], &code, static_cast<size_t>(bits / 8));
+    }
     return b;
   }
   std::vector<uint64_t> v;
@@ -61,6 +128,7 @@ Bytes SourceBytes(DataType type, size_t* count) {
     }
     for (int i = 0; i < 200000; ++i) v.push_back(rng());
   }
+  AppendIntFloatBoundaries(type, &v);
   *count = v.size();
   b.resize(StorageBytes(type, v.size()));
   for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i * bits / 8], &v[i], static_cast<size_t>(bits / 8));

@@ -3,19 +3,24 @@
 //   tensorcast_cli_testdata write DIR
 //       Writes the fixtures: f32.pb (FLOAT [2, 4] in float_data), i4.pb (INT4 [5] packed
 //       in int32_data), bad_string.pb (STRING ["1.5", "abc"]), truncated.npy (a header for
-//       10 floats followed by 3), corrupt.pb (a length that runs past the end).
+//       10 floats followed by 3), corrupt.pb (a length that runs past the end); for
+//       `tensorcast split`, the expected pieces split_*.pb (see WriteSplitPieces) and an
+//       empty directory blocked_1.pb (an output name that cannot be written).
 //   tensorcast_cli_testdata compare A B
 //       Exit 0 when the two tensor files hold the same type, shape and element bits.
-//   tensorcast_cli_testdata expect-error CODE OUT -- PROGRAM ARGS...
+//   tensorcast_cli_testdata expect-error CODE OUT[,OUT...] -- PROGRAM ARGS...
 //       Runs PROGRAM and checks that it exits with CODE, prints exactly one line
 //       "tensorcast: error: ..." on stderr, and leaves neither OUT (unless OUT is "-") nor
-//       a temporary file next to it.
+//       a temporary file next to it, for each comma-separated OUT.
 #include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +51,54 @@ int WriteProto(const std::string& path, const onnx::TensorProto& tp) {
   std::string bytes;
   if (!tp.SerializeToString(&bytes)) return Check(false, "cannot serialize " + path);
   return WriteBytes(path, bytes);
+}
+
+int WriteFloats(const std::string& path, std::vector<int64_t> dims,
+                std::vector<float> values) {
+  onnx::TensorProto tp;
+  tp.set_data_type(static_cast<int>(DataType::kFloat));
+  for (int64_t d : dims) tp.add_dims(d);
+  for (float v : values) tp.add_float_data(v);
+  return WriteProto(path, tp);
+}
+
+// The expected outputs of the `tensorcast split` smoke tests (tools/CMakeLists.txt):
+//   f32.pb [2, 4] --axis 1 --sizes 1,3        -> split_a_0 [2, 1], split_a_1 [2, 3]
+//   f32.pb [2, 4] --axis -1 --num-outputs 3   -> split_b_0..2: [2, 2], [2, 2], [2, 0]
+//   f32.pb [2, 4] --num-outputs 2 (axis 0)    -> split_c_0..1: [1, 4], [1, 4]
+//   i4.pb [5] = [1, -2, 7, -8, 3] --num-outputs 2 -> split_i4_0 [1, -2, 7], split_i4_1
+//       [-8, 3] (a boundary inside a byte: output 1 is shifted by one nibble)
+//   bad_string.pb ["1.5", "abc"] --sizes 1,1  -> split_s_0 ["1.5"], split_s_1 ["abc"]
+int WriteSplitPieces(const std::string& dir) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // f32.pb rows: {0.5, -1.5, 2.25, 448}, {-0, 65504, inf, nan}.
+  int rc = 0;
+  rc |= WriteFloats(dir + "/split_a_0.pb", {2, 1}, {0.5f, -0.0f});
+  rc |= WriteFloats(dir + "/split_a_1.pb", {2, 3}, {-1.5f, 2.25f, 448.0f, 65504.0f, inf, nan});
+  rc |= WriteFloats(dir + "/split_b_0.pb", {2, 2}, {0.5f, -1.5f, -0.0f, 65504.0f});
+  rc |= WriteFloats(dir + "/split_b_1.pb", {2, 2}, {2.25f, 448.0f, inf, nan});
+  rc |= WriteFloats(dir + "/split_b_2.pb", {2, 0}, {});
+  rc |= WriteFloats(dir + "/split_c_0.pb", {1, 4}, {0.5f, -1.5f, 2.25f, 448.0f});
+  rc |= WriteFloats(dir + "/split_c_1.pb", {1, 4}, {-0.0f, 65504.0f, inf, nan});
+  {
+    onnx::TensorProto tp;
+    tp.set_data_type(static_cast<int>(DataType::kInt4));
+    tp.add_dims(3);
+    tp.set_raw_data(std::string("\xE1\x07", 2));  // 1, -2 | 7
+    rc |= WriteProto(dir + "/split_i4_0.pb", tp);
+    tp.set_dims(0, 2);
+    tp.set_raw_data(std::string("\x38", 1));  // -8, 3
+    rc |= WriteProto(dir + "/split_i4_1.pb", tp);
+  }
+  for (const char* text : {"1.5", "abc"}) {
+    onnx::TensorProto tp;
+    tp.set_data_type(static_cast<int>(DataType::kString));
+    tp.add_dims(1);
+    tp.add_string_data(text);
+    rc |= WriteProto(dir + (text[0] == '1' ? "/split_s_0.pb" : "/split_s_1.pb"), tp);
+  }
+  return rc;
 }
 
 int WriteFixtures(const std::string& dir) {
@@ -91,6 +144,10 @@ int WriteFixtures(const std::string& dir) {
   }
   // Field 8 (name, length-delimited) claiming 100 bytes, followed by 3.
   rc |= WriteBytes(dir + "/corrupt.pb", std::string("\x42\x64" "abc", 5));
+  rc |= WriteSplitPieces(dir);
+  if (::mkdir((dir + "/blocked_1.pb").c_str(), 0777) != 0 && errno != EEXIST) {
+    rc |= Check(false, "cannot create " + dir + "/blocked_1.pb");
+  }
   return rc;
 }
 
@@ -132,7 +189,7 @@ bool TempFileLeft(const std::string& path) {
   return found;
 }
 
-int ExpectError(int expected_code, const std::string& out, char** argv) {
+int ExpectError(int expected_code, const std::string& outs, char** argv) {
   int fds[2];
   if (pipe(fds) != 0) return Check(false, "pipe failed");
   const pid_t pid = fork();
@@ -160,9 +217,15 @@ int ExpectError(int expected_code, const std::string& out, char** argv) {
   rc |= Check(err.rfind("tensorcast: error: ", 0) == 0 && !err.empty() && err.back() == '\n' &&
                   err.find('\n') == err.size() - 1,
               "stderr is not one 'tensorcast: error: ...' line");
-  if (out != "-") {
-    rc |= Check(access(out.c_str(), F_OK) != 0, "the output file '" + out + "' exists");
-    rc |= Check(!TempFileLeft(out), "a temporary file was left next to '" + out + "'");
+  if (outs != "-") {
+    size_t start = 0;
+    while (start <= outs.size()) {
+      const size_t comma = std::min(outs.find(',', start), outs.size());
+      const std::string out = outs.substr(start, comma - start);
+      rc |= Check(access(out.c_str(), F_OK) != 0, "the output file '" + out + "' exists");
+      rc |= Check(!TempFileLeft(out), "a temporary file was left next to '" + out + "'");
+      start = comma + 1;
+    }
   }
   return rc;
 }
@@ -181,6 +244,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: tensorcast_cli_testdata write DIR | compare A B | "
-               "expect-error CODE OUT -- PROGRAM ARGS...\n");
+               "expect-error CODE OUT[,OUT...] -- PROGRAM ARGS...\n");
   return 2;
 }

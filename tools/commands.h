@@ -11,7 +11,7 @@ namespace tensorcast {
 namespace cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitRuntime = 1;  // missing/corrupt files, Cast errors, failed writes
+constexpr int kExitRuntime = 1;  // missing/corrupt files, Cast/Split errors, failed writes
 constexpr int kExitUsage = 2;    // bad command line: option, type name, file extension
 
 // Prints "tensorcast: error: <message>" (newlines folded, control bytes escaped), returns
@@ -27,6 +27,8 @@ bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* v
 
 // `tensorcast cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] IN OUT`
 int RunCast(const std::vector<std::string>& args);
+// `tensorcast split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX`
+int RunSplit(const std::vector<std::string>& args);
 // `tensorcast types`
 int RunTypes(const std::vector<std::string>& args);
 // `tensorcast report [--count N] [IN]` (--count is for tests and quick looks)

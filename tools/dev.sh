@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # One entry point for users and CI on Debian 12 (bookworm):
 #   tools/dev.sh report [IN]   install what is missing, build, run `tensorcast report`
-#   tools/dev.sh test          install what is missing, build, run the whole test suite
+#   tools/dev.sh test          install what is missing, build, run the whole test suite,
+#                              then the aarch64 suite under qemu (test-aarch64; skipped when
+#                              TENSORCAST_SKIP_AARCH64=1)
+#   tools/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
+#                              libraries if missing, cross-build (build-aarch64) and run the
+#                              GoogleTest suites under qemu for NEON, SVE, SVE2, SVE2_128, SVE_256
 #   tools/dev.sh build         install what is missing, build only
 # Missing Debian packages are installed with apt-get (as root, or through sudo).
 # Python packages for the differential test (onnx, ml_dtypes, numpy) go into a
@@ -27,6 +32,34 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# aarch64 cross build (cmake/aarch64-linux-gnu.cmake, preset aarch64), Debian multiarch.
+aarch64_packages=(cmake make crossbuild-essential-arm64 qemu-user libhwy-dev:arm64 libgtest-dev:arm64
+                  libgmock-dev:arm64)
+
+install_aarch64_missing() {
+  local missing=()
+  for p in "${aarch64_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "tools/dev.sh: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+  $sudo apt-get update -qq -o DPkg::Lock::Timeout=600
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
+}
+
+test_aarch64() {
+  install_aarch64_missing
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake --preset aarch64 "${launcher[@]}" >/dev/null
+  cmake --build --preset aarch64
+  ctest --preset aarch64 "$@"
+}
+
 build() {
   install_missing
   local launcher=()
@@ -40,6 +73,11 @@ cmd=${1:-}
 case "$cmd" in
   build) build ;;
   report) build; exec build/tools/tensorcast report "$@" ;;
-  test) build; ctest --preset release "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | build" >&2; exit 2 ;;
+  test)
+    build
+    ctest --preset release "$@"
+    [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || test_aarch64 ;;
+  test-aarch64) test_aarch64 "$@" ;;
+  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build" >&2
+     exit 2 ;;
 esac

@@ -78,6 +78,10 @@ bool ParseDescr(const std::string& descr, NpyDtype* out, std::string* why) {
     case 'b':
       type = size == 1 ? DataType::kBool : DataType::kUndefined;
       break;
+    case 'c':
+      type = size == 8 ? DataType::kComplex64 : size == 16 ? DataType::kComplex128
+             : DataType::kUndefined;
+      break;
     case 'U':
       type = DataType::kString;
       itemsize = size * 4;  // UTF-32 code units
@@ -87,7 +91,7 @@ bool ParseDescr(const std::string& descr, NpyDtype* out, std::string* why) {
   }
   if (type == DataType::kUndefined) {
     *why = "dtype '" + descr + "' is not supported (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 "
-           "u8 b1 and <U unicode strings)";
+           "u8 b1 c8 c16 and <U unicode strings)";
     return false;
   }
   if (order == '>' && itemsize > 1) {
@@ -114,6 +118,8 @@ const char* DescrFor(DataType type) {
     case DataType::kUint32: return "<u4";
     case DataType::kUint64: return "<u8";
     case DataType::kBool: return "|b1";
+    case DataType::kComplex64: return "<c8";
+    case DataType::kComplex128: return "<c16";
     default: return nullptr;
   }
 }

@@ -2,7 +2,7 @@
 //
 // Reading follows onnx-reference-semantics.md section 2.2: raw_data (little-endian,
 // sub-byte types packed) when present, otherwise the typed field of the data type:
-//   float_data   FLOAT                 double_data  DOUBLE
+//   float_data   FLOAT, COMPLEX64      double_data  DOUBLE, COMPLEX128 (re, im pairs)
 //   int64_data   INT64                 uint64_data  UINT32, UINT64
 //   string_data  STRING
 //   int32_data   INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16, the float8
@@ -40,6 +40,8 @@ TypedField FieldFor(const onnx::TensorProto& tp, DataType type, size_t count) {
     case DataType::kString: return {"string_data", n(tp.string_data_size()), count};
     case DataType::kFloat: return {"float_data", n(tp.float_data_size()), count};
     case DataType::kDouble: return {"double_data", n(tp.double_data_size()), count};
+    case DataType::kComplex64: return {"float_data", n(tp.float_data_size()), 2 * count};
+    case DataType::kComplex128: return {"double_data", n(tp.double_data_size()), 2 * count};
     case DataType::kInt64: return {"int64_data", n(tp.int64_data_size()), count};
     case DataType::kUint32:
     case DataType::kUint64: return {"uint64_data", n(tp.uint64_data_size()), count};
@@ -68,6 +70,8 @@ void CopyTypedData(const onnx::TensorProto& tp, Tensor* t) {
       return;
     case DataType::kFloat: return CopyLowBytes(tp.float_data(), 4, t);
     case DataType::kDouble: return CopyLowBytes(tp.double_data(), 8, t);
+    case DataType::kComplex64: return CopyLowBytes(tp.float_data(), 4, t);  // re, im, re, ...
+    case DataType::kComplex128: return CopyLowBytes(tp.double_data(), 8, t);
     case DataType::kInt64: return CopyLowBytes(tp.int64_data(), 8, t);
     case DataType::kUint32: return CopyLowBytes(tp.uint64_data(), 4, t);
     case DataType::kUint64: return CopyLowBytes(tp.uint64_data(), 8, t);
@@ -105,9 +109,6 @@ Status ReadPb(const std::string& path, Tensor* out) {
   if (!IsValidDataType(type)) {
     return PbError(path, "data_type " + std::to_string(tp.data_type()) +
                              " is not an ONNX element type");
-  }
-  if (!IsCastable(type)) {
-    return PbError(path, std::string(DataTypeName(type)) + " tensors are not supported");
   }
   const std::vector<int64_t> dims(tp.dims().begin(), tp.dims().end());
   size_t count = 0;

@@ -57,7 +57,7 @@ Status ShapeElementCount(const std::vector<int64_t>& dims, size_t* count) {
 }
 
 Status AllocateTensor(DataType type, std::vector<int64_t> dims, Tensor* t) {
-  if (!IsCastable(type)) {
+  if (!IsValidDataType(type)) {
     return Status(StatusCode::kUnsupported,
                   std::string("tensors of type ") + DataTypeName(type) + " (" +
                       std::to_string(static_cast<int>(type)) + ") are not supported");
@@ -115,6 +115,7 @@ Status CheckFormatCanHold(FileFormat format, DataType type, const std::string& p
     case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
     case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
     case DataType::kUint64: case DataType::kBool: case DataType::kString:
+    case DataType::kComplex64: case DataType::kComplex128:
       return Status::Ok();
     default:
       return Status(StatusCode::kUnsupported,

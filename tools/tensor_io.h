@@ -2,12 +2,13 @@
 //
 // Two formats, chosen by the file extension:
 //   .npy  numpy format 1.0/2.0/3.0 (little-endian; f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1
-//         and '<U' unicode strings; C or Fortran order). Written as version 1.0.
+//         c8 c16 and '<U' unicode strings; C or Fortran order). Written as version 1.0.
 //   .pb   one serialized onnx.TensorProto: raw_data or the typed fields (float_data,
-//         double_data, int32_data, int64_data, uint64_data, string_data), packed 4- and
+//         double_data, int32_data, int64_data, uint64_data, string_data; complex types as
+//         (re, im) pairs in float_data/double_data), packed 4- and
 //         2-bit types (onnx-reference-semantics.md section 2.2). Written with raw_data,
 //         or string_data for STRING.
-// In memory a tensor holds elements exactly as tensorcast::Cast takes them: numeric
+// In memory a tensor holds elements exactly as tensorcast::Cast and Split take them: numeric
 // types in StorageBytes(type, count) little-endian bytes (sub-byte types packed, zero
 // padding), STRING as std::string objects.
 #ifndef TENSORCAST_TOOLS_TENSOR_IO_H_
@@ -41,7 +42,8 @@ struct Tensor {
 Status ShapeElementCount(const std::vector<int64_t>& dims, size_t* count);
 
 // Sets `t` to a tensor of `type` and shape `dims` with zero bytes / empty strings.
-// Fails for negative dims, types Cast does not take and sizes that overflow.
+// Fails for negative dims, invalid type codes and sizes that overflow. (Complex types
+// are accepted: Split takes them; Cast rejects them itself.)
 Status AllocateTensor(DataType type, std::vector<int64_t> dims, Tensor* t);
 
 // "[2, 3]" (or "[]" for a scalar).

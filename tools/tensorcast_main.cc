@@ -1,5 +1,6 @@
 // The `tensorcast` command-line program: convert tensor files with ONNX Cast semantics,
-// list the supported types, and report throughput and round-trip error on this machine.
+// split them with ONNX Split semantics, list the supported types, and report throughput
+// and round-trip error on this machine.
 // Uses only the public tensorcast API.
 #include <cstdio>
 #include <exception>
@@ -29,6 +30,15 @@ constexpr const char kUsage[] =
     "      --saturate 1     float8 targets: out-of-range values become +-max (default)\n"
     "      --saturate 0     ... become NaN or Inf, as the format allows\n"
     "      --round-mode M   FLOAT8E8M0 targets: round up (default), down or nearest\n"
+    "  split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX\n"
+    "      Split the tensor in IN along axis A (default 0; negative counts from the back)\n"
+    "      with ONNX Split-18 semantics and write one file per output: PREFIX_0.npy,\n"
+    "      PREFIX_1.npy, ... (the extension of IN unless --format says otherwise).\n"
+    "      --sizes a,b,c    the outputs' extents along the axis; they must add up to it\n"
+    "      --num-outputs N  N outputs of ceil(d/N) each; the last is smaller, and outputs\n"
+    "                       past the end are empty (7 into 3: 3,3,1; 5 into 4: 2,2,1,0)\n"
+    "      Every element type works (types numpy lacks need .pb). The outputs appear\n"
+    "      together or not at all.\n"
     "  report [IN]\n"
     "      Throughput (GB/s and x memcpy) and round-trip error of FLOAT -> T -> FLOAT for\n"
     "      every type T, on IN (converted to FLOAT) or on a built-in sample of 16M values.\n"
@@ -258,6 +268,7 @@ int main(int argc, char** argv) {
       return Usage(stdout, kExitOk);
     }
     if (command == "cast") return RunCast(args);
+    if (command == "split") return RunSplit(args);
     if (command == "types") return RunTypes(args);
     if (command == "report") return RunReport(args);
     return Fail(kExitUsage, "unknown command '" + command + "' (see tensorcast --help)");

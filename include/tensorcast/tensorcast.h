@@ -5,6 +5,7 @@
 #include "tensorcast/cast.h"       // IWYU pragma: export
 #include "tensorcast/data_type.h"  // IWYU pragma: export
 #include "tensorcast/status.h"     // IWYU pragma: export
+#include "tensorcast/split.h"      // IWYU pragma: export
 
 #define TENSORCAST_VERSION_MAJOR 0
 #define TENSORCAST_VERSION_MINOR 1

@@ -12,13 +12,18 @@ namespace kernels {
 
 // One per family TU; add a family here and in lib/CMakeLists.txt.
 const KernelRow* FloatKernelRows(size_t* count);
+const KernelRow* IntKernelRows(size_t* count);
+const KernelRow* IntFloatKernelRows(size_t* count);
+const KernelRow* Float8KernelRows(size_t* count);
+const KernelRow* SubbyteKernelRows(size_t* count);
 
 namespace {
 
 struct Table {
   std::vector<KernelRow> rows;
   Table() {
-    for (auto* family : {&FloatKernelRows}) {
+    for (auto* family : {&FloatKernelRows, &IntKernelRows, &IntFloatKernelRows, &Float8KernelRows,
+                          &SubbyteKernelRows}) {
       size_t n = 0;
       const KernelRow* r = family(&n);
       rows.insert(rows.end(), r, r + n);
@@ -104,6 +109,11 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
   if (odd_decode == nullptr && !exact_in_f32) return false;
   if (IsInteger(src_type) && IsInteger(dst_type)) return false;
 
+  // bool false -> float8e8m0 is 0x00 in both saturate modes (semantics.md section 2),
+  // while a float 0.0 without saturation is NaN: encode bools saturating.
+  CastOptions encode_options = options;
+  if (src_type == DataType::kBool) encode_options.saturate = true;
+
   constexpr size_t kBlock = 1024;  // 4 KiB of float32: stays in L1 between the two steps
   alignas(64) float block[kBlock];
   const auto* in = static_cast<const uint8_t*>(src);
@@ -119,7 +129,7 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
     } else {
       exact_decode(s, block, n, options);
     }
-    encode(block, d, n, options);
+    encode(block, d, n, encode_options);
   }
   return true;
 }

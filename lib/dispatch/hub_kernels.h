@@ -16,6 +16,12 @@ namespace kernels {
 void F64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 
 // Integer decoders (int_float_kernels.cc) are declared below this line.
+// INT32 / UINT32 / INT64 / UINT64 -> FLOAT rounded to odd: exact values stay exact, an
+// inexact one gets the float32 neighbour (toward zero or away) whose significand is odd.
+void Int32ToF32RoundToOdd(const void* src, void* dst, size_t count);
+void Uint32ToF32RoundToOdd(const void* src, void* dst, size_t count);
+void Int64ToF32RoundToOdd(const void* src, void* dst, size_t count);
+void Uint64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 
 }  // namespace kernels
 }  // namespace tensorcast

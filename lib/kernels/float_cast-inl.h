@@ -200,7 +200,7 @@ void CastF64ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
 
 // Hub decoder (not a registry row): f64 -> f32 rounded to odd. The RNE result is moved
 // one step toward zero when it rounded away, and an inexact result gets its lowest
-// mantissa bit set. Inf stays Inf; NaN as the RNE conversion.
+// mantissa bit set. |x| >= 2^128 and Inf give Inf; NaN as the RNE conversion.
 void F64ToF32RoundToOddImpl(const void* src, void* dst, size_t count) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
@@ -210,8 +210,11 @@ void F64ToF32RoundToOddImpl(const void* src, void* dst, size_t count) {
            [&](hn::Vec<decltype(dd)> v) HWY_ATTR {
              const auto r = DemoteF64ToF32(dd, df, v);
              const auto back = hn::PromoteTo(dd, r);
-             const auto inexact = hn::AndNot(hn::IsNaN(v), hn::Ne(back, v));
-             const auto away = hn::Gt(hn::Abs(back), hn::Abs(v));
+             // |x| >= 2^128 stays Inf: above every small format's range in every
+             // rounding mode (float8e8m0 "down" included), unlike FLT_MAX.
+             const auto in_range = hn::Lt(hn::Abs(v), hn::Set(dd, 3.402823669209385e38));
+             const auto inexact = hn::And(in_range, hn::AndNot(hn::IsNaN(v), hn::Ne(back, v)));
+             const auto away = hn::And(in_range, hn::Gt(hn::Abs(back), hn::Abs(v)));
              const auto one = hn::Set(du64, 1);
              const auto down = hn::TruncateTo(du32, hn::IfThenElseZero(hn::RebindMask(du64, away), one));
              const auto odd = hn::TruncateTo(du32, hn::IfThenElseZero(hn::RebindMask(du64, inexact), one));

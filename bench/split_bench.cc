@@ -1,0 +1,130 @@
+// Split throughput next to memcpy of the same bytes, in the same binary.
+// bytes_per_second counts bytes read + written (source + all outputs), for memcpy too
+// (2 x its size), so rows of equal size compare directly. Times are CPU time; all
+// buffers are 64-byte aligned.
+//
+//   Split/FLOAT[S,S]/axis0/4   the equal 4-way split along axis 0 (4 contiguous copies)
+//   Split/FLOAT[S,S]/axis1/4   along the last axis (S rows x 4 blocks of S/4 floats)
+//     S = 256 (256 KiB: source + outputs fit a 1 MiB L2), 512 (1 MiB: L3),
+//         4096 (64 MiB) and 8192 (256 MiB): out of cache
+//   Split/FLOAT[N,8]/axis1/4   small blocks: N rows x 4 blocks of 2 floats (8 bytes)
+//   Split/INT4[R,C]/axis1/...  packed 4-bit, sizes that put the boundaries mid-byte
+//   memcpy/<bytes>             memcpy of the source size of the rows above
+//
+// On a shared machine, interleave repetitions so that load changes hit every row alike:
+//   build-*/bench/split_bench --benchmark_repetitions=10
+//       --benchmark_enable_random_interleaving=true --benchmark_min_time=0.05
+#include <benchmark/benchmark.h>
+#include <tensorcast/tensorcast.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tensorcast::DataType;
+
+// 64-byte aligned buffers, as tensors usually are (a std::vector of this size comes
+// from mmap at a page offset of 16 bytes, which would misalign every row).
+struct Buffer {
+  explicit Buffer(size_t n, uint8_t fill)
+      : size(n), data(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
+    std::memset(data, fill, n);
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  size_t size;
+  uint8_t* data;
+};
+
+std::string SizeName(size_t bytes) {
+  return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + "MiB"
+                                    : std::to_string(bytes >> 10) + "KiB";
+}
+
+// Source filled with a byte pattern, outputs allocated and touched up front (no page
+// faults inside the timed loop).
+void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape, int64_t axis,
+              std::vector<int64_t> sizes) {
+  size_t total = 1;
+  for (int64_t d : shape) total *= static_cast<size_t>(d);
+  const size_t src_bytes = tensorcast::StorageBytes(type, total);
+  Buffer src(src_bytes, 0);
+  for (size_t i = 0; i < src_bytes; ++i) src.data[i] = static_cast<uint8_t>(i * 131 + 7);
+  const size_t ax =
+      static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis);
+  size_t outer = 1, inner = 1;
+  for (size_t k = 0; k < ax; ++k) outer *= static_cast<size_t>(shape[k]);
+  for (size_t k = ax + 1; k < shape.size(); ++k) inner *= static_cast<size_t>(shape[k]);
+  std::vector<std::unique_ptr<Buffer>> outs;
+  std::vector<void*> ptrs;
+  size_t out_bytes = 0;
+  for (int64_t s : sizes) {
+    const size_t bytes = tensorcast::StorageBytes(type, outer * static_cast<size_t>(s) * inner);
+    outs.push_back(std::make_unique<Buffer>(bytes, uint8_t{1}));
+    ptrs.push_back(outs.back()->data);
+    out_bytes += bytes;
+  }
+  for (auto _ : state) {
+    const tensorcast::Status s = tensorcast::Split(src.data, type, shape.data(), shape.size(), axis,
+                                                   sizes.data(), sizes.size(), ptrs.data());
+    if (!s.ok()) {
+      state.SkipWithError(s.message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(ptrs.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(src_bytes + out_bytes));
+}
+
+void BM_Memcpy(benchmark::State& state, size_t bytes) {
+  Buffer src(bytes, 1), dst(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(dst.data, src.data, bytes);
+    benchmark::DoNotOptimize(dst.data);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(2 * bytes));
+}
+
+const bool kRegistered = [] {
+  std::vector<size_t> memcpy_sizes;
+  for (int64_t n : {256, 512, 4096, 8192}) {
+    const std::string shape = "FLOAT[" + std::to_string(n) + "," + std::to_string(n) + "]";
+    const std::vector<int64_t> quarters(4, n / 4);
+    for (int64_t axis : {0, 1}) {
+      benchmark::RegisterBenchmark(
+          ("Split/" + shape + "/axis" + std::to_string(axis) + "/4").c_str(), BM_Split,
+          DataType::kFloat, std::vector<int64_t>{n, n}, axis, quarters);
+    }
+    memcpy_sizes.push_back(static_cast<size_t>(n * n) * 4);
+  }
+  // [N, 8] floats into 4 blocks of 2: 256 KiB and 64 MiB, the sizes of S = 256 and 4096.
+  for (int64_t n : {int64_t{8192}, int64_t{1} << 21}) {
+    benchmark::RegisterBenchmark(("Split/FLOAT[" + std::to_string(n) + ",8]/axis1/4").c_str(),
+                                 BM_Split, DataType::kFloat, std::vector<int64_t>{n, 8}, 1,
+                                 std::vector<int64_t>{2, 2, 2, 2});
+  }
+  // INT4 with odd sizes: every block starts and ends mid-byte in source or output.
+  benchmark::RegisterBenchmark("Split/INT4[512,1024]/axis1/255,257,253,259", BM_Split,
+                               DataType::kInt4, std::vector<int64_t>{512, 1024}, 1,
+                               std::vector<int64_t>{255, 257, 253, 259});
+  benchmark::RegisterBenchmark("Split/INT4[4096,4096]/axis1/1021,1027,1023,1025", BM_Split,
+                               DataType::kInt4, std::vector<int64_t>{4096, 4096}, 1,
+                               std::vector<int64_t>{1021, 1027, 1023, 1025});
+  memcpy_sizes.push_back(size_t{8} << 20);
+  for (size_t bytes : memcpy_sizes) {
+    benchmark::RegisterBenchmark(("memcpy/" + SizeName(bytes)).c_str(), BM_Memcpy, bytes);
+  }
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,32 @@
+// foreach_target TU of the float8 family (lib/kernels/float8_cast-inl.h):
+// FLOAT and FLOAT16 <-> FLOAT8E4M3FN / E4M3FNUZ / E5M2 / E5M2FNUZ / E8M0.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/dispatch/float8_kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/float8_cast-inl.h"
+
+#if HWY_ONCE
+#include "lib/dispatch/family_rows.h"
+#define TC_FAMILY_float8 1
+
+namespace tensorcast {
+namespace kernels {
+
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+
+const KernelRow* Float8KernelRows(size_t* row_count) {
+  static constexpr KernelRow kRows[] = {
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, TC_KERNEL_ROW(S, D, K))
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+  };
+  *row_count = sizeof(kRows) / sizeof(kRows[0]);
+  return kRows;
+}
+
+}  // namespace kernels
+}  // namespace tensorcast
+#endif  // HWY_ONCE

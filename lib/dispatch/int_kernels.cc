@@ -1,0 +1,32 @@
+// foreach_target TU of the intint family (lib/kernels/int_cast-inl.h): every integer
+// <-> every other integer (wrap), BOOL <-> every integer, FLOAT, DOUBLE, FLOAT16, BFLOAT16.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/dispatch/int_kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/int_cast-inl.h"
+
+#if HWY_ONCE
+#include "lib/dispatch/family_rows.h"
+#define TC_FAMILY_intint 1
+
+namespace tensorcast {
+namespace kernels {
+
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+
+const KernelRow* IntKernelRows(size_t* row_count) {
+  static constexpr KernelRow kRows[] = {
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, TC_KERNEL_ROW(S, D, K))
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+  };
+  *row_count = sizeof(kRows) / sizeof(kRows[0]);
+  return kRows;
+}
+
+}  // namespace kernels
+}  // namespace tensorcast
+#endif  // HWY_ONCE

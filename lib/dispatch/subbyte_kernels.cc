@@ -1,0 +1,33 @@
+// foreach_target TU of the subbyte family (lib/kernels/subbyte_cast-inl.h, packing in
+// lib/kernels/pack-inl.h): INT4, UINT4, INT2, UINT2, FLOAT4E2M1 <-> FLOAT, FLOAT16, and
+// the 4/2-bit integers <-> INT8, UINT8.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/dispatch/subbyte_kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/subbyte_cast-inl.h"
+
+#if HWY_ONCE
+#include "lib/dispatch/family_rows.h"
+#define TC_FAMILY_subbyte 1
+
+namespace tensorcast {
+namespace kernels {
+
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+
+const KernelRow* SubbyteKernelRows(size_t* row_count) {
+  static constexpr KernelRow kRows[] = {
+#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, TC_KERNEL_ROW(S, D, K))
+#include "lib/dispatch/cast_pairs.inc"
+#undef TC_CAST_PAIR
+  };
+  *row_count = sizeof(kRows) / sizeof(kRows[0]);
+  return kRows;
+}
+
+}  // namespace kernels
+}  // namespace tensorcast
+#endif  // HWY_ONCE

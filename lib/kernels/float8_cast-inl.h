@@ -1,0 +1,480 @@
+// Kernels between FLOAT / FLOAT16 and the five float8 formats.
+//
+// Pairs:    FLOAT and FLOAT16 -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ,
+//           FLOAT8E8M0, and each of those -> FLOAT and FLOAT16 (20 kernels). FLOAT16 goes
+//           through float32 lanes inside the kernel (every float16 and every float8 value
+//           is exact in float32, so there is still one rounding).
+// Rounding: E4M3FN/E4M3FNUZ/E5M2/E5M2FNUZ: round-to-nearest-even of the float32 bits,
+//           gradual underflow (onnx-reference-semantics.md 4.3). Normal results round at
+//           bit 23-M with the integer "add lsb + half - 1" trick; target subnormals are
+//           rounded by the FPU: adding 2^(24-bias-M) (whose ulp is the target's
+//           subnormal step) to |x| < 2^(1-bias) rounds |x| to that step, ties to even.
+//           E8M0: round_mode up / down / nearest (ties up) of |x| to a power of two;
+//           exact powers of two are never rounded. A float32 subnormal is normalised by
+//           an exact int -> float conversion of its fraction, after which normal and
+//           subnormal inputs share one formula: code = (bits' + {0x7FFFFF, 0, 0x400000})
+//           >> 23 (arithmetic), so round_mode is just a per-call constant.
+// Range:    saturate (a template parameter, chosen once per call): float8 clamps |x| to
+//           MAX before rounding (+-Inf -> +-MAX), E8M0 clamps to [0x00, 0xFE] (zero ->
+//           0x00, Inf -> 0xFE). Without saturate: E4M3FN overflow -> 0x7F/0xFF, E5M2 ->
+//           +-Inf, FNUZ -> 0x80, E8M0 below 2^-127 / above 2^127 / zero / Inf -> 0xFF.
+//           -> FLOAT16 never saturates (overflow -> Inf; only E8M0 can overflow it).
+// NaN:      -> E4M3FN 0x7F | sign, -> E5M2 0x7E | sign, -> FNUZ 0x80, -> E8M0 0xFF.
+//           Decoding: E4M3FN 0x7F/0xFF, E5M2 e=31 m!=0, E8M0 0xFF -> 0x7FC00000 | sign;
+//           FNUZ 0x80 -> 0xFFC00000; to FLOAT16 0x7E00 | sign (FNUZ: 0xFE00).
+// Decoding: exact. F16C / NEON / SVE (E4M3FN, E4M3FNUZ, E5M2): the code's fields are
+//           placed under float16's (E5M2 is the top byte of a float16), NaN codes become
+//           the float16 quiet NaN, the hardware converts to float32 and a multiply by
+//           2^(15-bias) of normal floats rescales. Elsewhere (and E5M2FNUZ, whose
+//           exponent field would collide with float16's Inf/NaN): the fields go under
+//           float32's with the exponent rebiased; float8 subnormals are 2^(1-bias) + m *
+//           2^(1-bias-M) minus 2^(1-bias), an exact float subtraction. Neither path
+//           touches float32 subnormals (which halve the speed of a multiply on some
+//           Intel cores). E8M0: code << 23, 0x00 -> 0x00400000 (DAZ/FTZ must be off).
+// Targets:  written once on u32/i32 lanes. FLOAT16 sides use the hardware conversion
+//           where it is exact (F16C on AVX2/AVX3, NEON, SVE) and the same integer
+//           formulation as float8 (float16 is the format M=10, bias 15) on SSSE3, SSE4
+//           and the scalar fallback, where Highway 1.0.3 emulates f16 inexactly.
+//           Encoders produce byte values in u32 lanes; four vectors are packed with
+//           shifts, ORs and two shuffles (CastLoopToBytes), single vectors with
+//           U8FromU32: Highway 1.0.3's TruncateTo u32 -> u8 is wrong on AVX3_DL and
+//           DemoteTo i32 -> u8 on AVX2/AVX3 for 32768..33022 (toolchain.md 4).
+// Tail:     CastLoop's one-vector stack buffer (after CastLoopToBytes' 4-vector loop).
+
+#if defined(TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_
+#undef TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lib/kernels/cast_loop-inl.h"
+#include "tensorcast/cast.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#undef TENSORCAST_F8_NATIVE_F16
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || \
+    HWY_TARGET == HWY_EMU128
+#define TENSORCAST_F8_NATIVE_F16 0
+#else
+#define TENSORCAST_F8_NATIVE_F16 1
+#endif
+
+// Where a format keeps its special values.
+enum class MiniSpecials {
+  kIeee,  // exponent all ones: Inf (m == 0) or NaN (E5M2, FLOAT16)
+  kFn,    // no Inf; magnitude all ones is NaN (E4M3FN)
+  kFnuz,  // no Inf, no -0; 0x80 is the only NaN (E4M3FNUZ, E5M2FNUZ)
+};
+
+// A small binary float format of kWidth bits: sign, exponent, kMant mantissa bits.
+template <int kWidth, int kMant, int kBias, uint32_t kMaxCode, MiniSpecials kSpecials>
+struct MiniFloat {
+  static constexpr int kM = kMant;
+  static constexpr int kB = kBias;
+  static constexpr int kW = kWidth;
+  static constexpr MiniSpecials kKind = kSpecials;
+  static constexpr bool kFnuz = kSpecials == MiniSpecials::kFnuz;
+  static constexpr uint32_t kSignBit = 1u << (kWidth - 1);
+  static constexpr uint32_t kMagMask = kSignBit - 1;
+  static constexpr uint32_t kMax = kMaxCode;                      // largest finite magnitude code
+  static constexpr uint32_t kInf = (kMagMask >> kMant) << kMant;  // exponent all ones
+  // Codes without the sign (FNUZ: 0x80, to which OR-ing the sign changes nothing).
+  static constexpr uint32_t kNaN = kSpecials == MiniSpecials::kIeee ? (kInf | (1u << (kMant - 1)))
+                                   : kSpecials == MiniSpecials::kFn ? kMagMask
+                                                                    : kSignBit;
+  static constexpr uint32_t kOverflow = kSpecials == MiniSpecials::kIeee ? kInf
+                                        : kSpecials == MiniSpecials::kFn ? kMagMask
+                                                                         : kSignBit;
+  // On F16C/NEON/SVE, decoding places the fields into float16 bits and lets the exact
+  // hardware conversion do the rest: possible when the exponent field fits float16's
+  // without colliding with its Inf/NaN exponent (not E5M2FNUZ) and bias <= 15.
+  static constexpr bool kFitsF16 =
+      kWidth == 8 && kBias <= 15 && (kWidth - 1 - kMant < 5 || kSpecials == MiniSpecials::kIeee);
+  // float32 bits of MAX.
+  static constexpr uint32_t kMaxBits =
+      (kMaxCode << (23 - kMant)) + (static_cast<uint32_t>(127 - kBias) << 23);
+};
+
+using FmtE4M3FN = MiniFloat<8, 3, 7, 0x7E, MiniSpecials::kFn>;
+using FmtE4M3FNUZ = MiniFloat<8, 3, 8, 0x7F, MiniSpecials::kFnuz>;
+using FmtE5M2 = MiniFloat<8, 2, 15, 0x7B, MiniSpecials::kIeee>;
+using FmtE5M2FNUZ = MiniFloat<8, 2, 16, 0x7F, MiniSpecials::kFnuz>;
+using FmtF16 = MiniFloat<16, 10, 15, 0x7BFF, MiniSpecials::kIeee>;
+
+// float32 bits (u32 lanes) -> code of F (u32 lanes, low kW bits), RNE. kSat clamps |x|
+// to MAX first (Inf included); otherwise overflow gives F::kOverflow | sign.
+template <class F, bool kSat, class DU32>
+HWY_INLINE hn::Vec<DU32> F32BitsToMini(DU32 du32, hn::Vec<DU32> bits) {
+  const hn::RebindToSigned<DU32> di32;
+  const hn::RebindToFloat<DU32> df;
+  constexpr int kD = 23 - F::kM;  // dropped mantissa bits of a normal result
+  const auto sign = hn::And(hn::ShiftRight<32 - F::kW>(bits), hn::Set(du32, F::kSignBit));
+  auto a = hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)));
+  const auto is_nan = hn::Gt(a, hn::Set(di32, 0x7F800000));
+  if (kSat) a = hn::Min(a, hn::Set(di32, static_cast<int32_t>(F::kMaxBits)));
+  // Normal result: round at bit kD and rebias the exponent in one addition (NaN lanes get
+  // garbage; they are replaced below).
+  const auto lsb = hn::And(hn::ShiftRight<kD>(a), hn::Set(di32, 1));
+  constexpr int32_t kRoundRebias = (1 << (kD - 1)) - 1 - ((127 - F::kB) << 23);
+  const auto normal = hn::ShiftRight<kD>(hn::Add(hn::Add(a, hn::Set(di32, kRoundRebias)), lsb));
+  // Subnormal (or the smallest normal, after a carry): |x| + 2^(24-bias-M) rounded by the
+  // FPU, minus the same constant, is the number of subnormal steps.
+  const auto magic = hn::Set(di32, (151 - F::kB - F::kM) << 23);
+  const auto sub =
+      hn::Sub(hn::BitCast(di32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic))), magic);
+  auto mag = hn::IfThenElse(hn::Lt(a, hn::Set(di32, (128 - F::kB) << 23)), sub, normal);
+  if (!kSat) {
+    mag = hn::IfThenElse(hn::Gt(normal, hn::Set(di32, static_cast<int32_t>(F::kMax))),
+                         hn::Set(di32, static_cast<int32_t>(F::kOverflow)), mag);
+  }
+  mag = hn::IfThenElse(is_nan, hn::Set(di32, static_cast<int32_t>(F::kNaN)), mag);
+  const auto code = hn::Or(hn::BitCast(du32, mag), sign);
+  if (F::kFnuz) {  // no negative zero
+    return hn::IfThenZeroElse(hn::RebindMask(du32, hn::Eq(mag, hn::Zero(di32))), code);
+  }
+  return code;
+}
+
+// Sign-extended code of F (i32 lanes) -> float32 bits (u32 lanes), exact.
+template <class F, class DI32>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DI32>> MiniToF32Bits(DI32 di32, hn::Vec<DI32> code) {
+  const hn::RebindToUnsigned<DI32> du32;
+  const hn::RebindToFloat<DI32> df;
+  constexpr int kShift = 23 - F::kM;
+  // Exponent and mantissa fields under float32's; the sign extension puts the sign in
+  // bit 31 (and copies of it in between, which the masks drop).
+  const auto x = hn::ShiftLeft<kShift>(hn::BitCast(du32, code));
+  const auto sign = hn::And(x, hn::Set(du32, 0x80000000u));
+  const auto abs_u = hn::And(x, hn::Set(du32, F::kMagMask << kShift));
+  const auto abs = hn::BitCast(di32, abs_u);
+  // Normal: rebias the exponent. Subnormal (exponent field 0): with the field set to
+  // 2^(1-bias) instead, the value is 2^(1-bias) + m * 2^(1-bias-M); subtracting 2^(1-bias)
+  // is exact and involves no float32 subnormal (which would slow some CPUs down).
+  const auto normal = hn::Add(abs_u, hn::Set(du32, static_cast<uint32_t>(127 - F::kB) << 23));
+  const auto magic = hn::Set(du32, static_cast<uint32_t>(128 - F::kB) << 23);
+  const auto sub =
+      hn::BitCast(du32, hn::Sub(hn::BitCast(df, hn::Add(abs_u, magic)), hn::BitCast(df, magic)));
+  const auto value = hn::Or(
+      hn::IfThenElse(hn::RebindMask(du32, hn::Lt(abs, hn::Set(di32, 1 << 23))), sub, normal), sign);
+  const auto qnan = hn::Set(du32, 0x7FC00000u);
+  if (F::kKind == MiniSpecials::kFn) {
+    const auto is_nan = hn::Eq(abs, hn::Set(di32, static_cast<int32_t>(F::kMagMask << kShift)));
+    return hn::IfThenElse(hn::RebindMask(du32, is_nan), hn::Or(sign, qnan), value);
+  }
+  if (F::kKind == MiniSpecials::kIeee) {
+    const auto inf = hn::Set(di32, static_cast<int32_t>(F::kInf << kShift));
+    const auto special = hn::Or(sign, hn::IfThenElse(hn::RebindMask(du32, hn::Gt(abs, inf)), qnan,
+                                                     hn::Set(du32, 0x7F800000u)));
+    const auto below_inf = hn::Set(di32, static_cast<int32_t>((F::kInf << kShift) - 1));
+    return hn::IfThenElse(hn::RebindMask(du32, hn::Gt(abs, below_inf)), special, value);
+  }
+  // FNUZ: 0x80 (-0.0 by the formula above) is the NaN, decoded negative.
+  return hn::IfThenElse(hn::Eq(value, hn::Set(du32, 0x80000000u)), hn::Set(du32, 0xFFC00000u),
+                        value);
+}
+
+// float32 bits -> E8M0 code (u32 lanes). `round_add` is 0x7FFFFF (up), 0 (down) or
+// 0x400000 (nearest).
+template <bool kSat, class DU32>
+HWY_INLINE hn::Vec<DU32> F32BitsToE8M0(DU32 du32, hn::Vec<DU32> bits, hn::Vec<DU32> round_add) {
+  const hn::RebindToSigned<DU32> di32;
+  const hn::RebindToFloat<DU32> df;
+  const auto a = hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)));
+  // A float32 subnormal f * 2^-149 (f < 2^23): float(f) is exact and normal; taking 149
+  // off its exponent field gives bits whose (arithmetic) exponent is lead + 127 and whose
+  // fraction is the normalised one. Zero gives -149 << 23, i.e. "below 2^-127".
+  const auto sub = hn::Sub(hn::BitCast(di32, hn::ConvertTo(df, a)), hn::Set(di32, 149 << 23));
+  const auto norm = hn::IfThenElse(hn::Lt(a, hn::Set(di32, 0x00800000)), sub, a);
+  const auto code =
+      hn::ShiftRight<23>(hn::BitCast(di32, hn::Add(hn::BitCast(du32, norm), round_add)));
+  if (kSat) {
+    // Clamp to [2^-127, 2^127]; NaN (whose code may have wrapped) -> 0xFF.
+    const auto clamped = hn::Min(hn::Max(code, hn::Zero(di32)), hn::Set(di32, 0xFE));
+    return hn::BitCast(
+        du32, hn::IfThenElse(hn::Gt(a, hn::Set(di32, 0x7F800000)), hn::Set(di32, 0xFF), clamped));
+  }
+  // Out of 0..254 (negative = below 2^-127 or zero; 255+ = above 2^127, Inf, NaN) -> 0xFF.
+  return hn::Min(hn::BitCast(du32, code), hn::Set(du32, 0xFFu));
+}
+
+// E8M0 code (u32 lanes, 0..255) -> float32 bits.
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> E8M0ToF32Bits(DU32 du32, hn::Vec<DU32> code) {
+  auto r = hn::ShiftLeft<23>(code);
+  r = hn::IfThenElse(hn::Eq(code, hn::Zero(du32)), hn::Set(du32, 0x00400000u), r);  // 2^-127
+  return hn::IfThenElse(hn::Eq(code, hn::Set(du32, 0xFFu)), hn::Set(du32, 0x7FC00000u), r);
+}
+
+// ---------------------------------------------------------------------------------------
+// FLOAT16 <-> float32 bits inside the kernels.
+
+using F8DU32 = hn::ScalableTag<uint32_t>;
+
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> F16ToF32Bits(DU32 du32, hn::Vec<hn::Rebind<uint16_t, DU32>> h) {
+#if TENSORCAST_F8_NATIVE_F16
+  // Exact; a signalling NaN comes out quiet, which no float8 encoder can see.
+  const hn::Rebind<float, DU32> df;
+  const hn::Rebind<hwy::float16_t, DU32> dh;
+  return hn::BitCast(du32, hn::PromoteTo(df, hn::BitCast(dh, h)));
+#else
+  const hn::RebindToSigned<DU32> di32;
+  const hn::Rebind<int16_t, DU32> di16;
+  (void)du32;
+  return MiniToF32Bits<FmtF16>(di32, hn::PromoteTo(di32, hn::BitCast(di16, h)));
+#endif
+}
+
+// float32 bits of a value that float16 represents exactly, or of an E8M0 value (rounded
+// RNE, overflow -> Inf), or of a NaN 0x7FC00000 | sign (-> 0x7E00 | sign).
+template <class DU32>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToF16(DU32 du32, hn::Vec<DU32> bits) {
+  const hn::Rebind<uint16_t, DU32> du16;
+#if TENSORCAST_F8_NATIVE_F16
+  const hn::Rebind<float, DU32> df;
+  const hn::Rebind<hwy::float16_t, DU32> dh;
+  (void)du32;
+  return hn::BitCast(du16, hn::DemoteTo(dh, hn::BitCast(df, bits)));
+#else
+  return hn::TruncateTo(du16, F32BitsToMini<FmtF16, false>(du32, bits));
+#endif
+}
+
+#if TENSORCAST_F8_NATIVE_F16
+// Code of F (i8 lanes, F::kFitsF16) -> float16 bits whose value is the code's value
+// times 2^(bias - 15): E5M2 is the top byte of a float16; E4M3's fields go under
+// float16's with a zero top exponent bit. NaN codes become 0x7E00 | sign (FNUZ 0xFE00).
+template <class F, class DI8>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DI8>> MiniToF16Fields(DI8 di8, hn::Vec<DI8> code) {
+  static_assert(F::kFitsF16, "float16 cannot hold the fields");
+  const hn::Rebind<int16_t, DI8> di16;
+  const hn::Rebind<uint16_t, DI8> du16;
+  const auto s = hn::BitCast(du16, hn::PromoteTo(di16, code));  // sign extension
+  constexpr int kShift = 10 - F::kM;
+  // The mask drops the sign copies between the sign (bit 15) and the fields.
+  const auto h =
+      F::kM == 2 ? hn::ShiftLeft<8>(s)
+                 : hn::And(hn::ShiftLeft<kShift>(s),
+                           hn::Set(du16, static_cast<uint16_t>(0x8000u | (F::kMagMask << kShift))));
+  const auto sign = hn::And(h, hn::Set(du16, 0x8000));
+  const auto abs = hn::BitCast(di16, hn::Xor(h, sign));
+  const auto is_nan = [&]() HWY_ATTR {
+    if constexpr (F::kKind == MiniSpecials::kFn) {
+      return hn::Eq(abs, hn::Set(di16, static_cast<int16_t>(F::kMagMask << kShift)));
+    } else if constexpr (F::kKind == MiniSpecials::kIeee) {
+      return hn::Gt(abs, hn::Set(di16, 0x7C00));
+    } else {
+      return hn::Eq(hn::BitCast(di16, h), hn::Set(di16, static_cast<int16_t>(-0x8000)));
+    }
+  }();
+  (void)di8;
+  return hn::IfThenElse(hn::RebindMask(du16, is_nan), hn::Or(sign, hn::Set(du16, 0x7E00)), h);
+}
+#endif
+
+// Code of F (i8 lanes) -> float32 bits (u32 lanes), exact.
+template <class F, class DI8>
+HWY_INLINE hn::Vec<hn::Rebind<uint32_t, DI8>> MiniCodeToF32Bits(DI8 di8, hn::Vec<DI8> code) {
+  const hn::Rebind<uint32_t, DI8> du32;
+#if TENSORCAST_F8_NATIVE_F16
+  if constexpr (F::kFitsF16) {
+    const hn::Rebind<float, DI8> df;
+    const hn::Rebind<hwy::float16_t, DI8> dh;
+    auto f = hn::PromoteTo(df, hn::BitCast(dh, MiniToF16Fields<F>(di8, code)));
+    if constexpr (F::kB != 15) {  // exact: normal values times a power of two; a NaN stays the same
+      f = hn::Mul(f, hn::BitCast(df, hn::Set(du32, static_cast<uint32_t>(142 - F::kB) << 23)));
+    }
+    return hn::BitCast(du32, f);
+  }
+#endif
+  const hn::RebindToSigned<decltype(du32)> di32;
+  (void)di8;
+  return MiniToF32Bits<F>(di32, hn::PromoteTo(di32, code));
+}
+
+// ---------------------------------------------------------------------------------------
+// Loops.
+
+// out[i] = op(in[i]), where op maps a vector of `din` to u32 lanes holding byte values
+// (<= 255). Four vectors at a time, the bytes are packed with one OR tree and two
+// shuffles instead of a U8FromU32 per vector; the rest goes through CastLoop.
+template <class DIn, class Op>
+HWY_INLINE void CastLoopToBytes(DIn din, const hn::TFromD<DIn>* HWY_RESTRICT in,
+                                uint8_t* HWY_RESTRICT out, size_t count, const Op& op) {
+  const hn::Rebind<uint8_t, F8DU32> du8;
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const F8DU32 du32;
+  const size_t N = hn::Lanes(du32);
+  const hn::Repartition<uint8_t, F8DU32> dbytes;  // a full vector of bytes
+  // w = r0 | r1 << 8 | r2 << 16 | r3 << 24 holds in each 128-bit block, for its 4 lanes,
+  // the bytes r0[l] r1[l] r2[l] r3[l]; kTranspose gathers them into dwords r_j[4 lanes]
+  // (dword j of the block), then `lanes` moves dword j of block b to position j * B + b.
+  alignas(16) static constexpr uint8_t kTranspose[16] = {0, 4, 8,  12, 1, 5, 9,  13,
+                                                         2, 6, 10, 14, 3, 7, 11, 15};
+  const auto transpose = hn::LoadDup128(dbytes, kTranspose);
+  const size_t blocks = N / 4;
+  HWY_ALIGN int32_t lane_index[HWY_MAX_BYTES / sizeof(int32_t)];
+  for (size_t p = 0; p < N; ++p) {
+    lane_index[p] = static_cast<int32_t>(4 * (p % blocks) + p / blocks);
+  }
+  const auto lanes = hn::SetTableIndices(du32, lane_index);
+  for (; i + 4 * N <= count; i += 4 * N) {
+    const auto r0 = op(hn::LoadU(din, in + i));
+    const auto r1 = op(hn::LoadU(din, in + i + N));
+    const auto r2 = op(hn::LoadU(din, in + i + 2 * N));
+    const auto r3 = op(hn::LoadU(din, in + i + 3 * N));
+    const auto w = hn::Or(hn::Or(r0, hn::ShiftLeft<8>(r1)),
+                          hn::Or(hn::ShiftLeft<16>(r2), hn::ShiftLeft<24>(r3)));
+    auto packed = hn::BitCast(du32, hn::TableLookupBytes(hn::BitCast(dbytes, w), transpose));
+    if (blocks > 1) packed = hn::TableLookupLanes(packed, lanes);
+    hn::StoreU(hn::BitCast(dbytes, packed), dbytes, out + i);
+  }
+#endif
+  CastLoop(din, du8, in + i, out + i, count - i,
+           [&](hn::Vec<DIn> v) HWY_ATTR { return hn::U8FromU32(op(v)); });
+}
+
+template <class F, bool kSat>
+HWY_INLINE void F32ToMiniLoop(const void* src, void* dst, size_t count) {
+  const F8DU32 du32;
+  CastLoopToBytes(du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<F8DU32> v) HWY_ATTR { return F32BitsToMini<F, kSat>(du32, v); });
+}
+
+template <class F, bool kSat>
+HWY_INLINE void F16ToMiniLoop(const void* src, void* dst, size_t count) {
+  const F8DU32 du32;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  CastLoopToBytes(du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<decltype(du16)> h)
+                      HWY_ATTR { return F32BitsToMini<F, kSat>(du32, F16ToF32Bits(du32, h)); });
+}
+
+template <class F>
+HWY_INLINE void MiniToF32Loop(const void* src, void* dst, size_t count) {
+  const F8DU32 du32;
+  const hn::Rebind<int8_t, F8DU32> di8;
+  CastLoop(di8, du32, static_cast<const int8_t*>(src), static_cast<uint32_t*>(dst), count,
+           [&](hn::Vec<decltype(di8)> c) HWY_ATTR { return MiniCodeToF32Bits<F>(di8, c); });
+}
+
+template <class F>
+HWY_INLINE void MiniToF16Loop(const void* src, void* dst, size_t count) {
+  const F8DU32 du32;
+  const hn::Rebind<int8_t, F8DU32> di8;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  CastLoop(di8, du16, static_cast<const int8_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<decltype(di8)> c) HWY_ATTR {
+#if TENSORCAST_F8_NATIVE_F16
+             if constexpr (F::kFitsF16 && F::kB == 15) {  // E5M2: already float16 bits
+               return MiniToF16Fields<F>(di8, c);
+             }
+#endif
+             return F32BitsToF16(du32, MiniCodeToF32Bits<F>(di8, c));
+           });
+}
+
+inline uint32_t E8M0RoundAdd(RoundMode mode) {
+  return mode == RoundMode::kUp ? 0x7FFFFFu : mode == RoundMode::kNearest ? 0x400000u : 0u;
+}
+
+template <bool kSat>
+HWY_INLINE void F32ToE8M0Loop(const void* src, void* dst, size_t count, RoundMode mode) {
+  const F8DU32 du32;
+  const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
+  CastLoopToBytes(du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<F8DU32> v)
+                      HWY_ATTR { return F32BitsToE8M0<kSat>(du32, v, round_add); });
+}
+
+template <bool kSat>
+HWY_INLINE void F16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMode mode) {
+  const F8DU32 du32;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
+  CastLoopToBytes(du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                    return F32BitsToE8M0<kSat>(du32, F16ToF32Bits(du32, h), round_add);
+                  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernels (registry rows in cast_pairs.inc, family float8).
+
+#define TC_F8_KERNELS(NAME, FMT)                                                         \
+  void CastF32To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
+    if (o.saturate) {                                                                    \
+      F32ToMiniLoop<FMT, true>(src, dst, count);                                         \
+    } else {                                                                             \
+      F32ToMiniLoop<FMT, false>(src, dst, count);                                        \
+    }                                                                                    \
+  }                                                                                      \
+  void CastF16To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
+    if (o.saturate) {                                                                    \
+      F16ToMiniLoop<FMT, true>(src, dst, count);                                         \
+    } else {                                                                             \
+      F16ToMiniLoop<FMT, false>(src, dst, count);                                        \
+    }                                                                                    \
+  }                                                                                      \
+  void Cast##NAME##ToF32(const void* src, void* dst, size_t count, const CastOptions&) { \
+    MiniToF32Loop<FMT>(src, dst, count);                                                 \
+  }                                                                                      \
+  void Cast##NAME##ToF16(const void* src, void* dst, size_t count, const CastOptions&) { \
+    MiniToF16Loop<FMT>(src, dst, count);                                                 \
+  }
+
+TC_F8_KERNELS(F8E4M3FN, FmtE4M3FN)
+TC_F8_KERNELS(F8E4M3FNUZ, FmtE4M3FNUZ)
+TC_F8_KERNELS(F8E5M2, FmtE5M2)
+TC_F8_KERNELS(F8E5M2FNUZ, FmtE5M2FNUZ)
+#undef TC_F8_KERNELS
+
+void CastF32ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions& o) {
+  if (o.saturate) {
+    F32ToE8M0Loop<true>(src, dst, count, o.round_mode);
+  } else {
+    F32ToE8M0Loop<false>(src, dst, count, o.round_mode);
+  }
+}
+
+void CastF16ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions& o) {
+  if (o.saturate) {
+    F16ToE8M0Loop<true>(src, dst, count, o.round_mode);
+  } else {
+    F16ToE8M0Loop<false>(src, dst, count, o.round_mode);
+  }
+}
+
+void CastF8E8M0ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
+  const F8DU32 du32;
+  const hn::Rebind<uint8_t, F8DU32> du8;
+  CastLoop(du8, du32, static_cast<const uint8_t*>(src), static_cast<uint32_t*>(dst), count,
+           [&](hn::Vec<decltype(du8)> c)
+               HWY_ATTR { return E8M0ToF32Bits(du32, hn::PromoteTo(du32, c)); });
+}
+
+void CastF8E8M0ToF16(const void* src, void* dst, size_t count, const CastOptions&) {
+  const F8DU32 du32;
+  const hn::Rebind<uint8_t, F8DU32> du8;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  CastLoop(du8, du16, static_cast<const uint8_t*>(src), static_cast<uint16_t*>(dst), count,
+           [&](hn::Vec<decltype(du8)> c) HWY_ATTR {
+             return F32BitsToF16(du32, E8M0ToF32Bits(du32, hn::PromoteTo(du32, c)));
+           });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_

@@ -1,0 +1,319 @@
+// Kernels between the 8/16/32/64-bit integers (INT8..INT64, UINT8..UINT64) and FLOAT /
+// DOUBLE, and the round-to-odd integer decoders of the blocked two-step (hub) path.
+//
+// Pairs:    every integer -> FLOAT and -> DOUBLE (CastIntToFloat); FLOAT and DOUBLE ->
+//           every integer (CastFloatToInt); hub only, not registry rows: INT32, UINT32,
+//           INT64, UINT64 -> FLOAT rounded to odd (IntToF32RoundToOdd).
+// Rounding: integer -> float is one RNE rounding of the exact integer. 8/16-bit sources,
+//           and 32-bit ones into DOUBLE, are exact; i32/u32 -> f32 and i64/u64 -> f64 are
+//           Highway's RNE ConvertTo. i64/u64 -> f32 must not round twice (through an RNE
+//           double): values of 2^53 or more first have their low 11 bits collapsed into
+//           a sticky bit at bit 11 (round to odd at bit 11, exact in a double), then
+//           convert exactly to double and round once to float (the f32 rounding point
+//           is at bit >= 29, so the sticky bit decides ties exactly as the dropped bits).
+//           Float -> integer truncates toward zero.
+// Range:    float -> integer saturates to the target's range and NaN gives 0
+//           (semantics.md section 3). The float is clamped to exactly representable
+//           bounds before any conversion instruction sees it, so no conversion ever
+//           overflows (x86 gives INT_MIN for overflow and NaN; Highway 1.0.3's scalar
+//           f64 -> i64 of 2^63 is undefined behaviour). Where the type's maximum is not
+//           a float (2^31 - 1 in FLOAT, 2^63 - 1, 2^64 - 1), lanes >= 2^(bits - 1) are
+//           selected to the maximum. Unsigned 32/64-bit targets convert x - 2^(bits-1)
+//           for the upper half (exact by Sterbenz) and set the top bit back; DOUBLE ->
+//           UINT32 uses Trunc first, then the signed conversion of t - 2^31. FLOAT ->
+//           64-bit integers widen to DOUBLE (exact) first.
+// Odd:      round to odd = truncate toward zero, then set the lsb of the 24-bit
+//           significand when a dropped bit was 1. The magnitude's top bit t comes from
+//           an exact conversion of m >> 8 (m >> 11 for 64-bit lanes), the lsb weight is
+//           2^max(t - 23, 0); the result has <= 24 significant bits, so converting it
+//           is exact on every target.
+// Targets:  the same code everywhere (no Highway conversion here is inexact or
+//           buggy for the clamped inputs; DemoteTo i32 -> u8 only sees 0..255, so the
+//           1.0.3 AVX2/AVX3 bug for 32768..33022 cannot occur). DOUBLE -> INT32 truncates
+//           before DemoteTo because the SCALAR DemoteTo saturates anything below
+//           -(2^31 - 1) (e.g. -2147483647.5) to INT_MIN.
+// Tail:     CastLoop's one-vector stack buffer.
+
+#if defined(TENSORCAST_LIB_KERNELS_INT_FLOAT_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_INT_FLOAT_CAST_INL_H_
+#undef TENSORCAST_LIB_KERNELS_INT_FLOAT_CAST_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_INT_FLOAT_CAST_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "lib/kernels/cast_loop-inl.h"
+#include "tensorcast/cast.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Tags of a pair: full vectors of the wider lane type, the same lane count of the other.
+template <typename TA, typename TB>
+using IntFloatWideTag = hn::ScalableTag<std::conditional_t<(sizeof(TA) > sizeof(TB)), TA, TB>>;
+
+// ---------------------------------------------------------------------------------------
+// Integer -> float, one RNE rounding.
+
+// 64-bit integer lanes (as unsigned bits) rounded to odd at bit 11 when |x| >= 2^53, so
+// that the result converts exactly to double and rounds once to float.
+template <bool kSigned, class DU64>
+HWY_INLINE hn::Vec<DU64> StickyAtBit11(DU64 du, hn::Vec<DU64> x) {
+  const auto low = hn::Set(du, 0x7FF);
+  const auto sticky = hn::And(hn::Add(hn::And(x, low), low), hn::Set(du, 0x800));
+  const auto collapsed = hn::Or(hn::AndNot(low, x), sticky);
+  // Exact in a double already: [-2^53, 2^53) for signed (x + 2^53 < 2^54), < 2^53 unsigned.
+  const auto small = kSigned ? hn::ShiftRight<54>(hn::Add(x, hn::Set(du, 1ull << 53)))
+                             : hn::ShiftRight<53>(x);
+  return hn::IfThenElse(hn::Eq(small, hn::Zero(du)), x, collapsed);
+}
+
+template <class DF, class V>
+HWY_INLINE hn::Vec<DF> IntVecToFloat(DF df, V v) {
+  using TI = hn::TFromV<V>;
+  using TF = hn::TFromD<DF>;
+  constexpr bool kF32 = sizeof(TF) == 4;
+  if constexpr (sizeof(TI) <= 2) {
+    const hn::Rebind<int32_t, DF> d32;
+    const auto wide = hn::PromoteTo(d32, v);  // exact, and exact in either float
+    if constexpr (kF32) {
+      return hn::ConvertTo(df, wide);
+    } else {
+      return hn::PromoteTo(df, wide);
+    }
+  } else if constexpr (sizeof(TI) == 4) {
+    if constexpr (kF32) {
+      return hn::ConvertTo(df, v);  // i32 and u32 -> f32: RNE on every target
+    } else if constexpr (hwy::IsSigned<TI>()) {
+      return hn::PromoteTo(df, v);
+    } else {
+      // u32 -> f64: (x - 2^31) as i32, widened exactly, plus 2^31 (exact).
+      const hn::Rebind<int32_t, DF> d32;
+      const hn::Rebind<uint32_t, DF> du32;
+      const auto biased = hn::BitCast(d32, hn::Xor(v, hn::Set(du32, 0x80000000u)));
+      return hn::Add(hn::PromoteTo(df, biased), hn::Set(df, 2147483648.0));
+    }
+  } else if constexpr (!kF32) {
+    return hn::ConvertTo(df, v);  // i64 and u64 -> f64: RNE on every target
+  } else {
+    const hn::Rebind<uint64_t, DF> du64;
+    const hn::Rebind<TI, DF> di;
+    const hn::Rebind<double, DF> dd;
+    const auto odd = StickyAtBit11<hwy::IsSigned<TI>()>(du64, hn::BitCast(du64, v));
+    return hn::DemoteTo(df, hn::ConvertTo(dd, hn::BitCast(di, odd)));
+  }
+}
+
+template <typename TI, typename TF>
+HWY_INLINE void CastIntToFloat(const void* src, void* dst, size_t count) {
+  const IntFloatWideTag<TI, TF> dw;
+  const hn::Rebind<TI, decltype(dw)> di;
+  const hn::Rebind<TF, decltype(dw)> df;
+  CastLoop(di, df, static_cast<const TI*>(src), static_cast<TF*>(dst), count,
+           [&](hn::Vec<decltype(di)> v) HWY_ATTR { return IntVecToFloat(df, v); });
+}
+
+// ---------------------------------------------------------------------------------------
+// Float -> integer: NaN -> 0, truncate toward zero, saturate.
+
+// The largest TF below 2^(bits - 1) of a `bits`-wide integer: 2^(bits-1) - ulp.
+template <typename TF, size_t kBits>
+constexpr TF LargestBelowHalfRange() {
+  constexpr int kMant = std::numeric_limits<TF>::digits;  // 24 or 53
+  constexpr TF half = static_cast<TF>(1ull << (kBits - 1));
+  return half - static_cast<TF>(1ull << (kBits - 1 - kMant));
+}
+
+template <class DI, class V>
+HWY_INLINE hn::Vec<DI> FloatVecToInt(DI di, V v) {
+  using TF = hn::TFromV<V>;
+  using TI = hn::TFromD<DI>;
+  const hn::Rebind<TF, DI> df;
+  if constexpr (sizeof(TF) == 4 && sizeof(TI) == 8) {
+    return FloatVecToInt(di, hn::PromoteTo(hn::Rebind<double, DI>(), v));  // exact
+  } else {
+    v = hn::IfThenElseZero(hn::Eq(v, v), v);  // NaN -> 0
+    constexpr size_t kBits = 8 * sizeof(TI);
+    if constexpr (sizeof(TI) <= 2 || (sizeof(TI) == 4 && sizeof(TF) == 8 && hwy::IsSigned<TI>())) {
+      // The target's bounds are exact in TF: clamp, then convert in range.
+      const auto lo = hn::Set(df, static_cast<TF>(hwy::LimitsMin<TI>()));
+      const auto hi = hn::Set(df, static_cast<TF>(hwy::LimitsMax<TI>()));
+      const auto clamped = hn::Min(hn::Max(v, lo), hi);
+      const hn::Rebind<int32_t, DI> d32;
+      hn::Vec<decltype(d32)> i32;
+      if constexpr (sizeof(TF) == 4) {
+        i32 = hn::ConvertTo(d32, clamped);
+      } else if constexpr (sizeof(TI) == 4) {
+        // Trunc first: Highway 1.0.3's SCALAR DemoteTo gives INT_MIN for any x below
+        // -(2^31 - 1), e.g. -2147483647.5 (truncates to -2147483647).
+        i32 = hn::DemoteTo(d32, hn::Trunc(clamped));
+      } else {
+        i32 = hn::DemoteTo(d32, clamped);
+      }
+      if constexpr (sizeof(TI) == 4) {
+        return i32;
+      } else {
+        return hn::DemoteTo(di, i32);  // in range: no saturation, no 1.0.3 u8 bug
+      }
+    } else if constexpr (sizeof(TI) == 4 && sizeof(TF) == 8) {
+      // DOUBLE -> UINT32: truncate, then (t - 2^31) is an exact int32.
+      const hn::Rebind<int32_t, DI> d32;
+      const auto t = hn::Trunc(hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 4294967295.0)));
+      const auto biased = hn::DemoteTo(d32, hn::Sub(t, hn::Set(df, 2147483648.0)));
+      return hn::Xor(hn::BitCast(di, biased), hn::Set(di, TI{1} << (kBits - 1)));
+    } else {
+      // Same lane width: f32 -> i32/u32, f64 -> i64/u64.
+      const hn::RebindToSigned<DI> ds;
+      const auto half = hn::Set(df, static_cast<TF>(1ull << (kBits - 1)));  // 2^(bits-1)
+      const auto below = hn::Set(df, LargestBelowHalfRange<TF, kBits>());
+      if constexpr (hwy::IsSigned<TI>()) {
+        const auto x = hn::Max(v, hn::Neg(half));
+        const auto big = hn::RebindMask(di, hn::Ge(x, half));
+        const auto r = hn::ConvertTo(ds, hn::Min(x, below));
+        return hn::IfThenElse(big, hn::Set(di, hwy::LimitsMax<TI>()), r);
+      } else {
+        const auto x = hn::Max(v, hn::Zero(df));
+        const auto upper = hn::Ge(x, half);
+        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Add(half, half)));
+        const auto y = hn::Min(hn::IfThenElse(upper, hn::Sub(x, half), x), below);
+        const auto r = hn::Or(hn::BitCast(di, hn::ConvertTo(ds, y)),
+                              hn::IfThenElseZero(hn::RebindMask(di, upper),
+                                                 hn::Set(di, TI{1} << (kBits - 1))));
+        return hn::Or(r, hn::VecFromMask(di, big));  // >= 2^bits -> all ones
+      }
+    }
+  }
+}
+
+template <typename TF, typename TI>
+HWY_INLINE void CastFloatToInt(const void* src, void* dst, size_t count) {
+  const IntFloatWideTag<TF, TI> dw;
+  const hn::Rebind<TF, decltype(dw)> df;
+  const hn::Rebind<TI, decltype(dw)> di;
+  CastLoop(df, di, static_cast<const TF*>(src), static_cast<TI*>(dst), count,
+           [&](hn::Vec<decltype(df)> v) HWY_ATTR { return FloatVecToInt(di, v); });
+}
+
+// ---------------------------------------------------------------------------------------
+// Hub decoders: 32/64-bit integers -> float32 rounded to odd.
+
+// Magnitudes (unsigned lanes) rounded to odd at 24 significant bits, as integers.
+template <class DU>
+HWY_INLINE hn::Vec<DU> RoundMagnitudeToOdd24(DU du, hn::Vec<DU> m) {
+  using TU = hn::TFromD<DU>;
+  const hn::RebindToSigned<DU> ds;
+  const auto one = hn::Set(du, 1);
+  hn::Vec<DU> k;  // number of dropped bits: max(t - 23, 0), t = index of m's top bit
+  if constexpr (sizeof(TU) == 4) {
+    // m >> 8 < 2^24 converts exactly; its biased exponent is t - 8 + 127 (0 for 0).
+    const hn::Rebind<float, DU> df;
+    const auto e = hn::ShiftRight<23>(hn::BitCast(du, hn::ConvertTo(df, hn::BitCast(ds, hn::ShiftRight<8>(m)))));
+    k = hn::BitCast(du, hn::Max(hn::Sub(hn::BitCast(ds, e), hn::Set(ds, 142)), hn::Zero(ds)));
+  } else {
+    // m >> 11 < 2^53 converts exactly; its biased exponent is t - 11 + 1023.
+    const hn::Rebind<double, DU> dd;
+    const auto e = hn::ShiftRight<52>(hn::BitCast(du, hn::ConvertTo(dd, hn::BitCast(ds, hn::ShiftRight<11>(m)))));
+    k = hn::BitCast(du, hn::Max(hn::Sub(hn::BitCast(ds, e), hn::Set(ds, 1035)), hn::Zero(ds)));
+  }
+  const auto ulp = hn::Shl(one, k);      // weight of the kept lsb
+  const auto dropped = hn::Sub(ulp, one);  // mask of the dropped bits
+  // (m & dropped) + dropped carries into the ulp bit iff a dropped bit is set.
+  const auto sticky = hn::And(hn::Add(hn::And(m, dropped), dropped), ulp);
+  return hn::Or(hn::AndNot(dropped, m), sticky);
+}
+
+template <typename TI>
+HWY_INLINE void IntToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  using TU = hwy::MakeUnsigned<TI>;
+  const hn::ScalableTag<TU> du;
+  const hn::Rebind<TI, decltype(du)> di;
+  const hn::Rebind<float, decltype(du)> df;
+  const hn::Rebind<uint32_t, decltype(du)> du32;
+  CastLoop(di, du32, static_cast<const TI*>(src), static_cast<uint32_t*>(dst), count,
+           [&](hn::Vec<decltype(di)> v) HWY_ATTR {
+             // |x| as unsigned (|INT_MIN| = 2^(bits-1) is right in unsigned lanes).
+             hn::Vec<decltype(du)> m, sign;
+             if constexpr (hwy::IsSigned<TI>()) {
+               m = hn::BitCast(du, hn::Abs(v));
+               sign = hn::And(hn::BitCast(du, v), hn::Set(du, TU{1} << (8 * sizeof(TU) - 1)));
+             } else {
+               m = v;
+               sign = hn::Zero(du);
+             }
+             const auto odd = RoundMagnitudeToOdd24(du, m);  // <= 24 significant bits
+             if constexpr (sizeof(TU) == 4) {
+               return hn::Or(hn::BitCast(du32, hn::ConvertTo(df, odd)), sign);
+             } else {
+               const hn::Rebind<double, decltype(du)> dd;
+               const auto d = hn::Or(hn::BitCast(du, hn::ConvertTo(dd, odd)), sign);  // exact
+               return hn::BitCast(du32, hn::DemoteTo(df, hn::BitCast(dd, d)));        // exact
+             }
+           });
+}
+
+// ---------------------------------------------------------------------------------------
+// Named kernels (registry rows and hub entry points).
+
+#define TC_INT_FLOAT_CAST(Name, Template, From, To)                              \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) {     \
+    Template<From, To>(src, dst, count);                                        \
+  }
+TC_INT_FLOAT_CAST(CastI8ToF32, CastIntToFloat, int8_t, float)
+TC_INT_FLOAT_CAST(CastU8ToF32, CastIntToFloat, uint8_t, float)
+TC_INT_FLOAT_CAST(CastI16ToF32, CastIntToFloat, int16_t, float)
+TC_INT_FLOAT_CAST(CastU16ToF32, CastIntToFloat, uint16_t, float)
+TC_INT_FLOAT_CAST(CastI32ToF32, CastIntToFloat, int32_t, float)
+TC_INT_FLOAT_CAST(CastU32ToF32, CastIntToFloat, uint32_t, float)
+TC_INT_FLOAT_CAST(CastI64ToF32, CastIntToFloat, int64_t, float)
+TC_INT_FLOAT_CAST(CastU64ToF32, CastIntToFloat, uint64_t, float)
+TC_INT_FLOAT_CAST(CastI8ToF64, CastIntToFloat, int8_t, double)
+TC_INT_FLOAT_CAST(CastU8ToF64, CastIntToFloat, uint8_t, double)
+TC_INT_FLOAT_CAST(CastI16ToF64, CastIntToFloat, int16_t, double)
+TC_INT_FLOAT_CAST(CastU16ToF64, CastIntToFloat, uint16_t, double)
+TC_INT_FLOAT_CAST(CastI32ToF64, CastIntToFloat, int32_t, double)
+TC_INT_FLOAT_CAST(CastU32ToF64, CastIntToFloat, uint32_t, double)
+TC_INT_FLOAT_CAST(CastI64ToF64, CastIntToFloat, int64_t, double)
+TC_INT_FLOAT_CAST(CastU64ToF64, CastIntToFloat, uint64_t, double)
+TC_INT_FLOAT_CAST(CastF32ToI8, CastFloatToInt, float, int8_t)
+TC_INT_FLOAT_CAST(CastF32ToU8, CastFloatToInt, float, uint8_t)
+TC_INT_FLOAT_CAST(CastF32ToI16, CastFloatToInt, float, int16_t)
+TC_INT_FLOAT_CAST(CastF32ToU16, CastFloatToInt, float, uint16_t)
+TC_INT_FLOAT_CAST(CastF32ToI32, CastFloatToInt, float, int32_t)
+TC_INT_FLOAT_CAST(CastF32ToU32, CastFloatToInt, float, uint32_t)
+TC_INT_FLOAT_CAST(CastF32ToI64, CastFloatToInt, float, int64_t)
+TC_INT_FLOAT_CAST(CastF32ToU64, CastFloatToInt, float, uint64_t)
+TC_INT_FLOAT_CAST(CastF64ToI8, CastFloatToInt, double, int8_t)
+TC_INT_FLOAT_CAST(CastF64ToU8, CastFloatToInt, double, uint8_t)
+TC_INT_FLOAT_CAST(CastF64ToI16, CastFloatToInt, double, int16_t)
+TC_INT_FLOAT_CAST(CastF64ToU16, CastFloatToInt, double, uint16_t)
+TC_INT_FLOAT_CAST(CastF64ToI32, CastFloatToInt, double, int32_t)
+TC_INT_FLOAT_CAST(CastF64ToU32, CastFloatToInt, double, uint32_t)
+TC_INT_FLOAT_CAST(CastF64ToI64, CastFloatToInt, double, int64_t)
+TC_INT_FLOAT_CAST(CastF64ToU64, CastFloatToInt, double, uint64_t)
+#undef TC_INT_FLOAT_CAST
+
+void Int32ToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  IntToF32RoundToOdd<int32_t>(src, dst, count);
+}
+void Uint32ToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  IntToF32RoundToOdd<uint32_t>(src, dst, count);
+}
+void Int64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  IntToF32RoundToOdd<int64_t>(src, dst, count);
+}
+void Uint64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
+  IntToF32RoundToOdd<uint64_t>(src, dst, count);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_LIB_KERNELS_INT_FLOAT_CAST_INL_H_

@@ -1,0 +1,443 @@
+// Kernels between the packed sub-byte types (INT4, UINT4, INT2, UINT2, FLOAT4E2M1) and
+// FLOAT, FLOAT16, INT8, UINT8.
+//
+// Pairs:    FLOAT, FLOAT16 -> INT4, UINT4, INT2, UINT2, FLOAT4E2M1;
+//           INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> FLOAT, FLOAT16;
+//           INT8, UINT8 -> INT4, UINT4, INT2, UINT2 and back.
+// Rounding: float -> 4/2-bit integer truncates toward zero, then keeps the low bits (wrap;
+//           the same bits for the signed and the unsigned type). float -> FLOAT4E2M1 rounds
+//           to nearest even and always saturates to +-6: min(|x|, 6) plus a power of two
+//           whose ulp is the E2M1 step of its binade rounds it in one f32 addition
+//           (F4MagnitudeCode). Integer -> integer keeps the low bits. Decoding is
+//           exact: sign extension (INT4, INT2), zero extension (UINT4, UINT2), FLOAT4E2M1
+//           and small integers through 16-entry byte tables of the target's bits.
+// Range:    float -> 4/2-bit integer gives 0 for NaN, +-Inf and |x| >= 2^31 (x = -2^31 is in
+//           range and gives 0 too).
+// NaN:      -> FLOAT4E2M1: 0x8 when the NaN's sign bit is 0, 0x0 when it is 1; -0.0 and
+//           tiny negatives give 0x8. FLOAT4E2M1 0x8 decodes to -0.0.
+// Packing:  pack-inl.h (ConcatEven/ConcatOdd, shifts and ORs of whole vectors).
+// Targets:  FLOAT16 sources are widened to f32 bits first: natively where that is exact
+//           (F16C, NEON, SVE), by an integer formulation on SSSE3, SSE4 and SCALAR. Float ->
+//           int truncation: on x86 the bare cvttps2dq (TruncRaw) gives 0x80000000, whose low
+//           bits are 0, for NaN and out-of-range x; elsewhere Highway's ConvertTo saturates
+//           (ARM, SCALAR; its x86 version turns +NaN and large x into INT_MAX), so out-of-range
+//           lanes are zeroed by an explicit range mask. SCALAR packs 1-lane vectors.
+// Tail:     SubbyteLoop's zero-filled chunk buffers (pack-inl.h).
+
+#if defined(TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_
+#undef TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lib/kernels/pack-inl.h"
+#include "tensorcast/cast.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace subbyte {
+
+using DU32 = hn::ScalableTag<uint32_t>;
+using DI32 = hn::RebindToSigned<DU32>;
+using DF32 = hn::Rebind<float, DU32>;
+using DU16 = hn::ScalableTag<uint16_t>;
+
+// ------------------------------------------------------------------ encoders (u32 lanes)
+
+#undef TC_SUBBYTE_X86_CVTT
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#define TC_SUBBYTE_X86_CVTT 1
+// The bare cvttps2dq: trunc(x) for |x| < 2^31, 0x80000000 ("integer indefinite") for
+// NaN and out-of-range x. Highway's ConvertTo adds a fix-up that turns the latter into
+// INT_MAX for positive x, which is not wanted here.
+template <size_t N>
+HWY_INLINE hn::Vec128<int32_t, N> TruncRaw(hn::Vec128<float, N> v) {
+  return hn::Vec128<int32_t, N>{_mm_cvttps_epi32(v.raw)};
+}
+#if HWY_TARGET <= HWY_AVX2
+HWY_INLINE hn::Vec256<int32_t> TruncRaw(hn::Vec256<float> v) {
+  return hn::Vec256<int32_t>{_mm256_cvttps_epi32(v.raw)};
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
+HWY_INLINE hn::Vec512<int32_t> TruncRaw(hn::Vec512<float> v) {
+  return hn::Vec512<int32_t>{_mm512_cvttps_epi32(v.raw)};
+}
+#endif
+#else
+#define TC_SUBBYTE_X86_CVTT 0
+#endif
+
+// f32 bits -> the low bits (`mask`) of trunc(x); 0 for NaN, +-Inf, |x| >= 2^31.
+HWY_INLINE hn::Vec<DU32> IntCodeFromF32(hn::Vec<DU32> bits, uint32_t mask) {
+  const DU32 du32;
+  const DF32 df;
+#if TC_SUBBYTE_X86_CVTT
+  // NaN and out-of-range lanes are 0x80000000, whose low bits are 0.
+  return hn::And(hn::BitCast(du32, TruncRaw(hn::BitCast(df, bits))), hn::Set(du32, mask));
+#else
+  // ConvertTo saturates (and gives 0 or INT_MIN/INT_MAX for NaN): mask by range.
+  const DI32 di32;
+  const auto t = hn::BitCast(du32, hn::ConvertTo(di32, hn::BitCast(df, bits)));
+  const auto abs = hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)));
+  const auto in_range = hn::RebindMask(du32, hn::Lt(abs, hn::Set(di32, 0x4F000000)));  // 2^31
+  return hn::IfThenElseZero(in_range, hn::And(t, hn::Set(du32, mask)));
+#endif
+}
+
+// |x| as f32 bits (not NaN) -> FLOAT4E2M1 magnitude code 0..7, RNE, saturating.
+//   a6 = min(|x|, 6); for a6 in [2^e, 2^(e+1)), M = 2^(22 + max(e, 0)) has an ulp equal to
+//   the E2M1 step there (0.5 below 2, 1 in [2, 4), 2 in [4, 6]), so the f32 sum a6 + M
+//   rounds a6 to the E2M1 grid (ties to even: the parity of the sum's mantissa is the
+//   parity of the code), and that mantissa counts the steps: code = steps + 2 * max(e, 0)
+//   = sum_bits - (M_bits - 2 * max(e, 0)).
+HWY_INLINE hn::Vec<DU32> F4MagnitudeCode(hn::Vec<DU32> a) {
+  const DU32 du32;
+  const DI32 di32;
+  const DF32 df;
+  const auto a6 = hn::BitCast(du32, hn::Min(hn::BitCast(di32, a), hn::Set(di32, 0x40C00000)));
+  const auto at_least_1 = hn::Max(hn::BitCast(di32, a6), hn::Set(di32, 0x3F800000));
+  // (max(e, 0) + 127) << 23
+  const auto exp = hn::And(hn::BitCast(du32, at_least_1), hn::Set(du32, 0x7F800000u));
+  const auto magic = hn::Add(exp, hn::Set(du32, 22u << 23));
+  const auto sum = hn::BitCast(du32, hn::Add(hn::BitCast(df, a6), hn::BitCast(df, magic)));
+  // exp >> 22 = 2 * (max(e, 0) + 127).
+  const auto bias = hn::Add(hn::Sub(magic, hn::ShiftRight<22>(exp)), hn::Set(du32, 254));
+  return hn::Sub(sum, bias);
+}
+
+// f32 bits -> FLOAT4E2M1 code: sign | magnitude; NaN -> 0x8 (sign bit 0) or 0x0 (sign bit 1).
+HWY_INLINE hn::Vec<DU32> F4CodeFromF32(hn::Vec<DU32> bits) {
+  const DU32 du32;
+  const DI32 di32;
+  const auto a = hn::And(bits, hn::Set(du32, 0x7FFFFFFFu));
+  const auto sign8 = hn::And(hn::ShiftRight<28>(bits), hn::Set(du32, 8));
+  const auto is_nan =
+      hn::RebindMask(du32, hn::Gt(hn::BitCast(di32, a), hn::Set(di32, 0x7F800000)));
+  return hn::IfThenElse(is_nan, hn::Xor(sign8, hn::Set(du32, 8)),
+                        hn::Or(F4MagnitudeCode(a), sign8));
+}
+
+// ------------------------------------------------------------------ encode kernels
+
+#undef TC_SUBBYTE_NATIVE_F16
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || \
+    HWY_TARGET == HWY_EMU128
+#define TC_SUBBYTE_NATIVE_F16 0
+#else
+#define TC_SUBBYTE_NATIVE_F16 1
+#endif
+
+// N FLOAT16 values -> f32 bits. Native f16 targets (F16C, NEON, SVE) convert exactly.
+// Elsewhere Highway's f16 PromoteTo is inexact (toolchain.md 4.2); the integer version
+// below is exact for normal numbers, Inf and NaN, and maps zero and subnormals to
+// values below 2^-14, which both encoders treat like them (int: 0; FLOAT4E2M1: signed 0).
+HWY_INLINE hn::Vec<DU32> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+#if TC_SUBBYTE_NATIVE_F16
+  const DF32 df;
+  const hn::Rebind<hwy::float16_t, DU32> dh;
+  return hn::BitCast(du32, hn::PromoteTo(df, hn::BitCast(dh, hn::LoadU(du16, in))));
+#else
+  const auto h = hn::PromoteTo(du32, hn::LoadU(du16, in));
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du32, 0x8000)));
+  const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du32, 0x7FFF)));
+  const auto finite = hn::Add(shifted, hn::Set(du32, 112u << 23));
+  const auto special = hn::Or(shifted, hn::Set(du32, 0x7F800000));  // Inf, NaN payload
+  const auto is_special = hn::Eq(hn::And(h, hn::Set(du32, 0x7C00)), hn::Set(du32, 0x7C00));
+  return hn::Or(hn::IfThenElse(is_special, special, finite), sign);
+#endif
+}
+
+// FLOAT (kSrcBits 32) or FLOAT16 (16) -> kBits-wide codes computed by enc(f32 bits).
+// kPrefetch: see SubbyteLoop (FLOAT4E2M1 and the 2-bit targets, measured).
+template <int kSrcBits, int kBits, bool kPrefetch, class Enc>
+HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
+  const DU32 du32;
+  const size_t n = hn::Lanes(du32);
+  SubbyteLoop<kSrcBits, kBits, kPrefetch>(src, dst, count, PackedChunk<kBits>(),
+                               [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+      if constexpr (kSrcBits == 32) {
+        return enc(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
+      } else {
+        return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
+      }
+    };
+    hn::StoreU(PackCodes32<kBits>(du32, code), DU8(), out);
+  });
+}
+
+template <int kSrcBits, int kBits>
+HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
+  constexpr uint32_t kMask = (1u << kBits) - 1;
+  constexpr bool kPrefetch = kBits == 2;
+  EncodeFloat<kSrcBits, kBits, kPrefetch>(src, dst, count,
+                                          [](hn::Vec<DU32> bits) TC_LAMBDA_INLINE {
+                                            return IntCodeFromF32(bits, kMask);
+                                          });
+}
+
+// INT8 / UINT8 -> the low kBits bits.
+template <int kBits>
+HWY_INLINE void EncodeBytes(const void* src, void* dst, size_t count) {
+  const DU8 du8;
+  const size_t n8 = hn::Lanes(du8);
+  SubbyteLoop<8, kBits>(src, dst, count, PackedChunk<kBits>(),
+                        [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    // Loads in address order (see PackCodes32).
+    const auto v0 = hn::LoadU(du8, in);
+    const auto v1 = hn::LoadU(du8, in + n8);
+    if constexpr (kBits == 4) {
+      hn::StoreU(PackNibbles8(v0, v1), du8, out);
+    } else {
+      const auto v2 = hn::LoadU(du8, in + 2 * n8);
+      const auto v3 = hn::LoadU(du8, in + 3 * n8);
+      hn::StoreU(PackCrumbs8(v0, v1, v2, v3), du8, out);
+    }
+  });
+}
+
+// ------------------------------------------------------------------ decode kernels
+
+// 4/2-bit integers -> INT8 / UINT8 bits (sign or zero extension).
+template <int kBits, bool kSigned>
+HWY_INLINE void DecodeToBytes(const void* src, void* dst, size_t count) {
+  const DU8 du8;
+  SubbyteLoop<kBits, 8>(src, dst, count, PackedChunk<kBits>(),
+                        [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+      hn::StoreU(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, out + first);
+    });
+  });
+}
+
+// 4/2-bit integers -> FLOAT: int8 codes -> PromoteTo i32 -> ConvertTo (exact).
+template <int kBits, bool kSigned>
+HWY_INLINE void DecodeIntToF32(const void* src, void* dst, size_t count) {
+  const DU8 du8;
+  const DI32 di32;
+  const DF32 df;
+  const size_t n8 = hn::Lanes(du8);
+  const size_t n32 = hn::Lanes(di32);
+  SubbyteLoop<kBits, 32>(src, dst, count, PackedChunk<kBits>(),
+                         [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    float* out_f = reinterpret_cast<float*>(out);
+    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+      HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
+      hn::Store(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, buf);
+      for (size_t q = 0; q < n8; q += n32) {
+        const auto v = [&]() TC_LAMBDA_INLINE {
+          if constexpr (kSigned) {
+            const hn::Rebind<int8_t, DI32> di8;
+            return hn::PromoteTo(di32, hn::LoadU(di8, reinterpret_cast<const int8_t*>(buf) + q));
+          } else {
+            const hn::Rebind<uint8_t, DI32> du8q;
+            return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
+          }
+        }();
+        hn::StoreU(hn::ConvertTo(df, v), df, out_f + first + q);
+      }
+    });
+  });
+}
+
+// 4/2-bit codes -> 16-bit target bits low[code] | high[code] << 8.
+template <int kBits>
+HWY_INLINE void DecodeByTable16(const void* src, void* dst, size_t count,
+                                const uint8_t* HWY_RESTRICT low, const uint8_t* HWY_RESTRICT high) {
+  const DU8 du8;
+  const DU16 du16;
+  const hn::Rebind<uint8_t, DU16> du8h;
+  const size_t n8 = hn::Lanes(du8);
+  const size_t n16 = hn::Lanes(du16);
+  SubbyteLoop<kBits, 16>(src, dst, count, PackedChunk<kBits>(),
+                         [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
+    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+      HWY_ALIGN uint8_t lo[HWY_MAX_BYTES];
+      HWY_ALIGN uint8_t hi[HWY_MAX_BYTES];
+      hn::Store(LookupCodes(low, codes), du8, lo);
+      hn::Store(LookupCodes(high, codes), du8, hi);
+      for (size_t q = 0; q < n8; q += n16) {
+        const auto l = hn::PromoteTo(du16, hn::LoadU(du8h, lo + q));
+        const auto h = hn::PromoteTo(du16, hn::LoadU(du8h, hi + q));
+        hn::StoreU(hn::Or(l, hn::ShiftLeft<8>(h)), du16, out16 + first + q);
+      }
+    });
+  });
+}
+
+// FLOAT4E2M1 -> FLOAT. With >= 16 u32 lanes (AVX3, wide SVE) the 16 f32 bit patterns fit
+// in one vector: one TableLookupLanes per vector. Otherwise every value's bits are
+// b3 << 24 | b2 << 16 (two byte tables).
+HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
+  static constexpr uint32_t kF32Bits[16] = {
+      0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000, 0x40000000, 0x40400000, 0x40800000,
+      0x40C00000, 0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000, 0xC0000000, 0xC0400000,
+      0xC0800000, 0xC0C00000};
+  alignas(16) static constexpr uint8_t kByte3[16] = {0x00, 0x3F, 0x3F, 0x3F, 0x40, 0x40,
+                                                     0x40, 0x40, 0x80, 0xBF, 0xBF, 0xBF,
+                                                     0xC0, 0xC0, 0xC0, 0xC0};
+  alignas(16) static constexpr uint8_t kByte2[16] = {0x00, 0x00, 0x80, 0xC0, 0x00, 0x40,
+                                                     0x80, 0xC0, 0x00, 0x00, 0x80, 0xC0,
+                                                     0x00, 0x40, 0x80, 0xC0};
+  const DU8 du8;
+  const DU32 du32;
+  const hn::Rebind<uint8_t, DU32> du8q;
+  const size_t n8 = hn::Lanes(du8);
+  const size_t n32 = hn::Lanes(du32);
+  if (n32 >= 16) {
+    HWY_ALIGN uint32_t lanes[HWY_MAX_BYTES / 4 > 16 ? HWY_MAX_BYTES / 4 : 16] = {};
+    for (size_t i = 0; i < 16; ++i) lanes[i] = kF32Bits[i];
+    const auto table = hn::Load(du32, lanes);
+    SubbyteLoop<4, 32>(src, dst, count, PackedChunk<4>(),
+                       [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+      uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
+      ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+        HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
+        hn::Store(codes, du8, buf);
+        for (size_t q = 0; q < n8; q += n32) {
+          const auto idx = hn::PromoteTo(du32, hn::LoadU(du8q, buf + q));
+          hn::StoreU(hn::TableLookupLanes(table, hn::IndicesFromVec(du32, idx)), du32,
+                     out32 + first + q);
+        }
+      });
+    });
+    return;
+  }
+  SubbyteLoop<4, 32>(src, dst, count, PackedChunk<4>(),
+                     [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
+    ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+      HWY_ALIGN uint8_t b3[HWY_MAX_BYTES];
+      HWY_ALIGN uint8_t b2[HWY_MAX_BYTES];
+      hn::Store(LookupCodes(kByte3, codes), du8, b3);
+      hn::Store(LookupCodes(kByte2, codes), du8, b2);
+      for (size_t q = 0; q < n8; q += n32) {
+        const auto hi = hn::ShiftLeft<24>(hn::PromoteTo(du32, hn::LoadU(du8q, b3 + q)));
+        const auto lo = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du8q, b2 + q)));
+        hn::StoreU(hn::Or(hi, lo), du32, out32 + first + q);
+      }
+    });
+  });
+}
+
+// FLOAT16 bits of the value of each 4/2-bit code, split into low and high bytes.
+struct alignas(16) F16Table {
+  alignas(16) uint8_t low[16];
+  alignas(16) uint8_t high[16];
+};
+
+constexpr uint16_t F16OfSmallInt(int v) {
+  if (v == 0) return 0;
+  const uint16_t sign = v < 0 ? 0x8000 : 0;
+  const int m = v < 0 ? -v : v;  // 1..15
+  int e = 0;
+  while ((m >> (e + 1)) != 0) ++e;
+  return static_cast<uint16_t>(sign | ((e + 15) << 10) | ((m << (10 - e)) & 0x3FF));
+}
+
+template <int kBits, bool kSigned>
+constexpr F16Table MakeIntF16Table() {
+  F16Table t{};
+  for (int c = 0; c < 16; ++c) {
+    const int code = c & ((1 << kBits) - 1);  // codes >= 2^kBits are never looked up
+    const int v = (kSigned && code >= (1 << (kBits - 1))) ? code - (1 << kBits) : code;
+    const uint16_t h = F16OfSmallInt(v);
+    t.low[c] = static_cast<uint8_t>(h & 0xFF);
+    t.high[c] = static_cast<uint8_t>(h >> 8);
+  }
+  return t;
+}
+
+template <int kBits, bool kSigned>
+HWY_INLINE void DecodeIntToF16(const void* src, void* dst, size_t count) {
+  static constexpr F16Table kTable = MakeIntF16Table<kBits, kSigned>();
+  DecodeByTable16<kBits>(src, dst, count, kTable.low, kTable.high);
+}
+
+HWY_INLINE void DecodeF4ToF16(const void* src, void* dst, size_t count) {
+  alignas(16) static constexpr uint8_t kLow[16] = {0};
+  alignas(16) static constexpr uint8_t kHigh[16] = {0x00, 0x38, 0x3C, 0x3E, 0x40, 0x42, 0x44, 0x46,
+                                        0x80, 0xB8, 0xBC, 0xBE, 0xC0, 0xC2, 0xC4, 0xC6};
+  DecodeByTable16<4>(src, dst, count, kLow, kHigh);
+}
+
+}  // namespace subbyte
+
+// ------------------------------------------------------------------ registry kernels
+
+#define TC_SUBBYTE_KERNEL(name, body) \
+  void name(const void* src, void* dst, size_t count, const CastOptions&) { body; }
+
+// FLOAT / FLOAT16 -> 4/2-bit integers (the same bits for signed and unsigned targets).
+TC_SUBBYTE_KERNEL(CastF32ToI4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF32ToU4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF32ToI2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF32ToU2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF16ToI4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF16ToU4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF16ToI2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
+
+// FLOAT / FLOAT16 -> FLOAT4E2M1.
+void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
+  subbyte::EncodeFloat<32, 4, true>(src, dst, count, [](hn::Vec<subbyte::DU32> v) TC_LAMBDA_INLINE {
+    return subbyte::F4CodeFromF32(v);
+  });
+}
+void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
+  subbyte::EncodeFloat<16, 4, true>(src, dst, count, [](hn::Vec<subbyte::DU32> v) TC_LAMBDA_INLINE {
+    return subbyte::F4CodeFromF32(v);
+  });
+}
+
+// INT8 / UINT8 -> 4/2-bit integers (wrap).
+TC_SUBBYTE_KERNEL(CastI8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
+
+// 4/2-bit integers -> FLOAT, FLOAT16, INT8, UINT8.
+TC_SUBBYTE_KERNEL(CastI4ToF32, (subbyte::DecodeIntToF32<4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU4ToF32, (subbyte::DecodeIntToF32<4, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI2ToF32, (subbyte::DecodeIntToF32<2, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU2ToF32, (subbyte::DecodeIntToF32<2, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI4ToF16, (subbyte::DecodeIntToF16<4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU4ToF16, (subbyte::DecodeIntToF16<4, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI2ToF16, (subbyte::DecodeIntToF16<2, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU2ToF16, (subbyte::DecodeIntToF16<2, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI4ToI8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI4ToU8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU4ToI8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU4ToU8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI2ToI8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastI2ToU8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU2ToI8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastU2ToU8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
+
+// FLOAT4E2M1 -> FLOAT, FLOAT16.
+TC_SUBBYTE_KERNEL(CastF4E2M1ToF32, (subbyte::DecodeF4ToF32(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF4E2M1ToF16, (subbyte::DecodeF4ToF16(src, dst, count)))
+
+#undef TC_SUBBYTE_KERNEL
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_

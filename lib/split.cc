@@ -1,0 +1,260 @@
+// Public Split: validate every argument, build a plan of contiguous blocks, then copy
+// with the per-target kernels of lib/kernels/split-inl.h (compiled here for every
+// Highway target, dispatched once per call). STRING elements are assigned here.
+// Validation happens before anything is written. No exception leaves this file.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/split.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/split-inl.h"
+
+#if HWY_ONCE
+#include <array>
+#include <atomic>
+#include <new>
+
+#include "lib/split_check.h"
+#include "tensorcast/split.h"
+
+namespace tensorcast {
+
+HWY_EXPORT(SplitBytesImpl);
+HWY_EXPORT(SplitBitsImpl);
+
+namespace {
+
+using split_internal::SplitPart;
+using split_internal::SplitPlan;
+
+// Splits whose source is at least this large stream their outputs with non-temporal
+// stores (overridable for tests, split_check.h). Measured on a Zen 4 with 32 MiB of L3
+// per CCD: up to ~8 MiB of source the outputs stay cache-resident and normal stores
+// win; from 16 MiB streaming is ~1.3-2x faster than glibc's memcpy, which does not
+// stream at these sizes. (sysconf's L3 size is not used: VMs report the whole socket.)
+std::atomic<size_t> stream_threshold{split_internal::kDefaultStreamThreshold};
+
+// Up to this many outputs the parts live on the stack.
+constexpr size_t kInlineParts = 32;
+
+// Product of dims[0..count) (all >= 0); 0 if any is 0, however large the others.
+Status CheckedProduct(const int64_t* dims, size_t count, size_t* out) {
+  for (size_t k = 0; k < count; ++k) {
+    if (dims[k] == 0) {
+      *out = 0;
+      return Status::Ok();
+    }
+  }
+  size_t p = 1;
+  for (size_t k = 0; k < count; ++k) {
+    if (__builtin_mul_overflow(p, static_cast<size_t>(dims[k]), &p)) {
+      return Status(StatusCode::kOverflow, "the element count of the input overflows size_t");
+    }
+  }
+  *out = p;
+  return Status::Ok();
+}
+
+std::string ShapeText(const int64_t* shape, size_t rank) {
+  std::string s = "[";
+  for (size_t k = 0; k < rank; ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+void SplitStrings(const std::string* src, const SplitPart* parts, size_t num_parts, size_t outer,
+                  size_t row) {
+  for (size_t r = 0; r < outer; ++r) {
+    const std::string* s = src + r * row;
+    for (size_t i = 0; i < num_parts; ++i) {
+      std::string* d = reinterpret_cast<std::string*>(parts[i].dst) + r * parts[i].block;
+      const std::string* b = s + parts[i].offset;
+      for (size_t e = 0; e < parts[i].block; ++e) d[e] = b[e];
+    }
+  }
+}
+
+// Where the data of a validated split lies.
+struct Layout {
+  size_t axis = 0;         // in [0, rank)
+  size_t outer = 1;        // product of the dimensions before the axis
+  size_t inner = 1;        // product of the dimensions after it
+  size_t total = 0;        // elements of the input
+  size_t total_bytes = 0;  // their storage
+};
+
+// Every check of Validate, without building a Status (a Split of a few hundred KiB
+// takes a few microseconds; Status temporaries cost ~100 ns). True when the arguments
+// are valid and no dimension is 0; false sends the call through Validate for the
+// message (or for the empty-tensor case).
+bool QuickValid(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+                const int64_t* sizes, size_t num_outputs, void* const* outputs, Layout* l) {
+  const int code = static_cast<int>(type);
+  if (code < 1 || code > kMaxDataTypeCode || rank == 0 || shape == nullptr || src == nullptr ||
+      num_outputs == 0 || sizes == nullptr || outputs == nullptr) {
+    return false;
+  }
+  if (rank > static_cast<size_t>(INT64_MAX)) return false;
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) return false;
+  l->axis = static_cast<size_t>(axis < 0 ? axis + r : axis);
+  size_t total = 1;
+  for (size_t k = 0; k < rank; ++k) {
+    if (shape[k] <= 0 || __builtin_mul_overflow(total, static_cast<size_t>(shape[k]), &total)) {
+      return false;
+    }
+    if (k + 1 == l->axis) l->outer = total;
+  }
+  if (total > (SIZE_MAX >> 6)) return false;  // bytes and bit counts fit for every type
+  const int64_t d = shape[l->axis];
+  int64_t left = d;
+  for (size_t i = 0; i < num_outputs; ++i) {
+    if (sizes[i] < 0 || sizes[i] > left || (sizes[i] != 0 && outputs[i] == nullptr)) return false;
+    left -= sizes[i];
+  }
+  if (left != 0) return false;
+  l->total = total;
+  l->inner = total / l->outer / static_cast<size_t>(d);
+  l->total_bytes = StorageBytes(type, total);
+  return true;
+}
+
+// The full validation, with messages. Ok for an empty tensor (l->total == 0).
+Status Validate(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+                const int64_t* sizes, size_t num_outputs, void* const* outputs, Layout* l) {
+  if (!IsValidDataType(type)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown data type code " + std::to_string(static_cast<int>(type)));
+  }
+  size_t ax = 0;
+  Status s = split_internal::CheckShapeAndAxis(shape, rank, axis, &ax);
+  if (!s.ok()) return s;
+  if (num_outputs == 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "num_outputs is 0: Split needs at least one output");
+  }
+  if (sizes == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "sizes is null with num_outputs " + std::to_string(num_outputs));
+  }
+  if (outputs == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "outputs is null with num_outputs " + std::to_string(num_outputs));
+  }
+  s = split_internal::CheckSizes(sizes, num_outputs, shape[ax], ax, "sizes");
+  if (!s.ok()) return s;
+
+  // Element and byte counts. A zero dimension makes the tensor empty whatever the
+  // others are; otherwise the element count and its storage must fit in size_t.
+  size_t total = 0;
+  s = CheckedProduct(shape, rank, &total);
+  if (!s.ok()) {
+    return Status(s.code(), s.message() + " (shape " + ShapeText(shape, rank) + ")");
+  }
+  const int bits = BitWidth(type);
+  const bool packed = type != DataType::kString && bits < 8;
+  size_t total_bytes = 0;
+  s = CheckedStorageBytes(type, total, &total_bytes);
+  if (!s.ok()) return s;
+  if (packed && total > SIZE_MAX / 8) {
+    return Status(StatusCode::kOverflow, "the bit count of " + std::to_string(total) +
+                                             " elements of " + DataTypeName(type) +
+                                             " overflows size_t");
+  }
+  l->axis = ax;
+  l->total = total;
+  l->total_bytes = total_bytes;
+  if (total == 0) return Status::Ok();  // every output is empty: nothing to touch
+  if (src == nullptr) {
+    return Status(StatusCode::kInvalidArgument,
+                  "src is null with " + std::to_string(total) + " elements");
+  }
+  (void)CheckedProduct(shape, ax, &l->outer);  // both divide total: no overflow
+  (void)CheckedProduct(shape + ax + 1, rank - ax - 1, &l->inner);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    if (sizes[i] != 0 && outputs[i] == nullptr) {
+      return Status(StatusCode::kInvalidArgument,
+                    "outputs[" + std::to_string(i) + "] is null but output " + std::to_string(i) +
+                        " has " +
+                        std::to_string(l->outer * static_cast<size_t>(sizes[i]) * l->inner) +
+                        " elements");
+    }
+  }
+  return Status::Ok();
+}
+
+Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+                 const int64_t* sizes, size_t num_outputs, void* const* outputs) {
+  Layout l;
+  if (!QuickValid(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l)) {
+    l = Layout();
+    Status s = Validate(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l);
+    if (!s.ok() || l.total == 0) return s;
+  }
+  const size_t outer = l.outer, inner = l.inner;
+  const int bits = BitWidth(type);
+  const bool is_string = type == DataType::kString;
+  const bool packed = !is_string && bits < 8;
+
+  // Units per element: bytes (bits for packed types, 1 element for strings).
+  const size_t unit = is_string ? 1
+                      : packed  ? static_cast<size_t>(bits)
+                                : static_cast<size_t>(bits / 8);
+  std::array<SplitPart, kInlineParts> inline_parts;
+  std::vector<SplitPart> heap_parts;
+  SplitPart* parts = inline_parts.data();
+  if (num_outputs > kInlineParts) {
+    heap_parts.resize(num_outputs);
+    parts = heap_parts.data();
+  }
+  size_t num_parts = 0, offset = 0;
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const size_t block = static_cast<size_t>(sizes[i]) * inner * unit;
+    if (block != 0) {
+      parts[num_parts++] = SplitPart{static_cast<uint8_t*>(outputs[i]), block, offset};
+    }
+    offset += block;
+  }
+  const size_t row = offset;
+
+  if (is_string) {
+    SplitStrings(static_cast<const std::string*>(src), parts, num_parts, outer, row);
+    return Status::Ok();
+  }
+  SplitPlan plan;
+  plan.src = static_cast<const uint8_t*>(src);
+  plan.parts = parts;
+  plan.num_parts = num_parts;
+  plan.outer = outer;
+  plan.row = row;
+  plan.stream = !packed && l.total_bytes >= stream_threshold.load(std::memory_order_relaxed);
+  if (packed) {
+    HWY_DYNAMIC_DISPATCH(SplitBitsImpl)(plan);
+  } else {
+    HWY_DYNAMIC_DISPATCH(SplitBytesImpl)(plan);
+  }
+  return Status();
+}
+
+}  // namespace
+
+size_t split_internal::SetStreamThresholdForTest(size_t bytes) {
+  return stream_threshold.exchange(bytes == 0 ? kDefaultStreamThreshold : bytes);
+}
+
+Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+             const int64_t* sizes, size_t num_outputs, void* const* outputs) {
+  try {
+    return SplitImpl(src, type, shape, rank, axis, sizes, num_outputs, outputs);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, "out of memory");
+  } catch (...) {
+    return Status(StatusCode::kInternal, "unexpected exception");
+  }
+}
+
+}  // namespace tensorcast
+#endif  // HWY_ONCE

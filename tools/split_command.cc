@@ -1,0 +1,280 @@
+// `tensorcast split`: split a tensor file along one axis into one file per output, with
+// ONNX Split-18 semantics (explicit sizes, or num_outputs with the ceil rule).
+//
+//   tensorcast split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX
+//
+// writes PREFIX_0.<ext>, PREFIX_1.<ext>, ... where <ext> is IN's extension unless --format
+// says otherwise. The outputs are written as a group: every output first goes to a
+// temporary file next to its final name (through the atomic WriteTensor), and only when
+// all of them are complete are they renamed into place. A failure before the renames
+// leaves no new file and no existing file changed; a failed rename (which needs a
+// concurrent change to the directory) removes the outputs this run already renamed.
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <tensorcast/split.h>
+#include <tensorcast/tensorcast.h>
+
+#include "commands.h"
+#include "file_util.h"
+#include "tensor_io.h"
+
+namespace tensorcast {
+namespace cli {
+namespace {
+
+// The whole of `text` as a decimal int64 (optional '-', no spaces, no '+').
+bool ParseInt64(const std::string& text, int64_t* out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, *out);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+int ParseSizes(const std::string& value, std::vector<int64_t>* sizes) {
+  sizes->clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = value.find(',', start);
+    const std::string item =
+        value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    int64_t size = 0;
+    if (!ParseInt64(item, &size)) {
+      return Fail(kExitUsage, "--sizes takes a comma-separated list of integers such as 2,3,1, "
+                              "not '" + value + "' (bad entry '" + item + "')");
+    }
+    if (size < 0) {
+      return Fail(kExitUsage, "--sizes: entry " + std::to_string(sizes->size()) + " is " +
+                                  std::to_string(size) + "; sizes must be >= 0");
+    }
+    sizes->push_back(size);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return kExitOk;
+}
+
+int ParseFormat(const std::string& value, FileFormat* format) {
+  std::string lower = value;
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (lower == "npy" || lower == ".npy") {
+    *format = FileFormat::kNpy;
+  } else if (lower == "pb" || lower == ".pb") {
+    *format = FileFormat::kPb;
+  } else {
+    return Fail(kExitUsage, "--format takes npy or pb, not '" + value + "'");
+  }
+  return kExitOk;
+}
+
+// The extents of the outputs along the axis, from the library's Split opset helper
+// (Split-18: explicit sizes, or num_outputs with the ceil rule and empty trailing
+// outputs). It also validates the axis against the rank and the sizes against the shape.
+Status OutputSizes(const Tensor& src, int64_t axis, const std::vector<int64_t>& sizes,
+                   int64_t num_outputs, std::vector<int64_t>* out) {
+  SplitAttributes attrs;
+  attrs.opset = 18;
+  attrs.axis = axis;
+  if (num_outputs > 0) {
+    attrs.has_num_outputs = true;
+    attrs.num_outputs = num_outputs;
+    attrs.output_count = static_cast<size_t>(num_outputs);
+  } else {
+    attrs.has_split = true;
+    attrs.split = sizes.data();
+    attrs.split_count = sizes.size();
+    attrs.output_count = sizes.size();
+  }
+  out->assign(attrs.output_count, 0);
+  return SplitSizes(attrs, src.dims.data(), src.dims.size(), out->data());
+}
+
+// Removes the files in `paths` (best effort: this runs after a failure already reported).
+void RemoveAll(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) ::unlink(path.c_str());
+}
+
+// Reserves a unique temporary name next to `final_path` that keeps its extension:
+// "<dir>/.<name>.tensorcast-tmp-XXXXXX<ext>". The file exists (empty) on success.
+Status ReserveTempName(const std::string& final_path, const std::string& ext,
+                       std::string* temp) {
+  const size_t slash = final_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
+  std::string name = dir + "." + base + kTempFileMarker + "XXXXXX" + ext;
+  std::vector<char> templ(name.begin(), name.end());
+  templ.push_back('\0');
+  const int fd = ::mkostemps(templ.data(), static_cast<int>(ext.size()), O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return Status(StatusCode::kInvalidArgument,
+                  "cannot create a temporary file for '" + final_path + "': " +
+                      std::strerror(err));
+  }
+  ::close(fd);
+  *temp = templ.data();
+  return Status::Ok();
+}
+
+// Writes every tensor to its path, all or nothing (see the file comment).
+Status WriteAllOrNothing(const std::vector<std::string>& paths,
+                         const std::vector<Tensor>& tensors, const std::string& ext) {
+  std::vector<std::string> staged;
+  staged.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string temp;
+    Status s = ReserveTempName(paths[i], ext, &temp);
+    if (s.ok()) {
+      staged.push_back(temp);
+      s = WriteTensor(temp, tensors[i]);
+    }
+    if (!s.ok()) {
+      RemoveAll(staged);
+      // The message names the temporary file; say which output it was.
+      return Status(s.code(), "cannot write output " + std::to_string(i) + " '" + paths[i] +
+                                  "' (no output was written): " + s.message());
+    }
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (::rename(staged[i].c_str(), paths[i].c_str()) != 0) {
+      const int err = errno;
+      const std::vector<std::string> renamed(paths.begin(),
+                                             paths.begin() + static_cast<std::ptrdiff_t>(i));
+      const std::vector<std::string> left(staged.begin() + static_cast<std::ptrdiff_t>(i),
+                                          staged.end());
+      RemoveAll(renamed);
+      RemoveAll(left);
+      return Status(StatusCode::kInvalidArgument,
+                    "cannot write '" + paths[i] + "': " + std::strerror(err) +
+                        (i == 0   ? std::string(" (no output was written)")
+                         : i == 1 ? std::string(" (removed output 0, already written)")
+                                  : " (removed outputs 0-" + std::to_string(i - 1) +
+                                        ", already written)"));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunSplit(const std::vector<std::string>& args) {
+  int64_t axis = 0;
+  std::vector<int64_t> sizes;
+  int64_t num_outputs = 0;
+  bool have_sizes = false, have_num_outputs = false, have_format = false;
+  FileFormat format = FileFormat::kNpy;
+  std::vector<std::string> files;
+  bool only_files = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_files || arg.size() < 2 || arg[0] != '-') {
+      files.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_files = true;
+      continue;
+    }
+    const std::string name = OptionName(arg);
+    if (name != "--axis" && name != "--sizes" && name != "--num-outputs" && name != "--format") {
+      return Fail(kExitUsage, "split: unknown option '" + name + "' (see tensorcast --help)");
+    }
+    std::string value;
+    if (!OptionValue(args, &i, &value)) {
+      return Fail(kExitUsage, "option " + name + " needs a value");
+    }
+    if (name == "--axis") {
+      if (!ParseInt64(value, &axis)) {
+        return Fail(kExitUsage, "--axis takes an integer, not '" + value + "'");
+      }
+    } else if (name == "--sizes") {
+      if (int rc = ParseSizes(value, &sizes)) return rc;
+      have_sizes = true;
+    } else if (name == "--num-outputs") {
+      if (!ParseInt64(value, &num_outputs) || num_outputs < 1) {
+        return Fail(kExitUsage, "--num-outputs takes an integer >= 1, not '" + value + "'");
+      }
+      have_num_outputs = true;
+    } else {
+      if (int rc = ParseFormat(value, &format)) return rc;
+      have_format = true;
+    }
+  }
+  if (have_sizes == have_num_outputs) {
+    return Fail(kExitUsage, have_sizes
+                                ? "split takes --sizes or --num-outputs, not both"
+                                : "split needs --sizes a,b,... or --num-outputs N "
+                                  "(see tensorcast --help)");
+  }
+  if (files.size() != 2) {
+    return Fail(kExitUsage, "split needs an input file and an output prefix (got " +
+                                std::to_string(files.size()) + " file names)");
+  }
+  const std::string& in = files[0];
+  const std::string& prefix = files[1];
+  if (prefix.empty() || prefix.back() == '/') {
+    return Fail(kExitUsage, "the output prefix '" + prefix +
+                                "' must name files (PREFIX_0.npy, ...), not a directory");
+  }
+  FileFormat in_format;
+  Status s = FormatFromPath(in, &in_format);
+  if (!s.ok()) return Fail(kExitUsage, s.message());
+  if (!have_format) format = in_format;
+  const std::string ext = format == FileFormat::kNpy ? ".npy" : ".pb";
+
+  Tensor src;
+  s = ReadTensor(in, &src);
+  if (!s.ok()) return Fail(kExitRuntime, s.message());
+  s = CheckFormatCanHold(format, src.type, prefix + "_0" + ext);
+  if (!s.ok()) return Fail(kExitUsage, s.message() + " (--format pb)");
+
+  std::vector<int64_t> out_sizes;
+  s = OutputSizes(src, axis, sizes, num_outputs, &out_sizes);
+  if (!s.ok()) {
+    return Fail(kExitRuntime, "cannot split '" + in + "' (" + DataTypeName(src.type) + " " +
+                                  ShapeString(src.dims) + "): " + s.message());
+  }
+  const auto rank = static_cast<int64_t>(src.dims.size());
+  const int64_t axis_index = axis < 0 ? axis + rank : axis;  // validated by OutputSizes
+  if (axis_index < 0 || axis_index >= rank) {
+    return Fail(kExitRuntime, "axis " + std::to_string(axis) + " is out of range for '" + in +
+                                  "' of rank " + std::to_string(rank));
+  }
+
+  std::vector<Tensor> outputs(out_sizes.size());
+  std::vector<void*> pointers(out_sizes.size());
+  for (size_t i = 0; i < out_sizes.size(); ++i) {
+    std::vector<int64_t> dims = src.dims;
+    dims[static_cast<size_t>(axis_index)] = out_sizes[i];
+    s = AllocateTensor(src.type, std::move(dims), &outputs[i]);
+    if (!s.ok()) return Fail(kExitRuntime, "output " + std::to_string(i) + ": " + s.message());
+    if (!src.name.empty()) outputs[i].name = src.name + "_" + std::to_string(i);
+    pointers[i] = outputs[i].data();
+  }
+  s = Split(src.data(), src.type, src.dims.data(), src.dims.size(), axis, out_sizes.data(),
+            out_sizes.size(), pointers.data());
+  if (!s.ok()) {
+    return Fail(kExitRuntime, "cannot split '" + in + "' (" + DataTypeName(src.type) + " " +
+                                  ShapeString(src.dims) + "): " + StatusCodeName(s.code()) +
+                                  ": " + s.message());
+  }
+
+  std::vector<std::string> paths(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) paths[i] = prefix + "_" + std::to_string(i) + ext;
+  s = WriteAllOrNothing(paths, outputs, ext);
+  if (!s.ok()) return Fail(kExitRuntime, s.message());
+  return kExitOk;
+}
+
+}  // namespace cli
+}  // namespace tensorcast
