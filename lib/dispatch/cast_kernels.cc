@@ -82,8 +82,55 @@ bool IsSmallFloat(DataType t) {
 Decoder RoundToOddDecoder(DataType t) {
   switch (t) {
     case DataType::kDouble: return &F64ToF32RoundToOdd;
+    case DataType::kInt32: return &Int32ToF32RoundToOdd;
+    case DataType::kUint32: return &Uint32ToF32RoundToOdd;
+    case DataType::kInt64: return &Int64ToF32RoundToOdd;
+    case DataType::kUint64: return &Uint64ToF32RoundToOdd;
     default: return nullptr;
   }
+}
+
+bool IsSigned(DataType t) {
+  return t == DataType::kInt8 || t == DataType::kInt16 || t == DataType::kInt32 ||
+         t == DataType::kInt64 || t == DataType::kInt4 || t == DataType::kInt2;
+}
+
+// How a pair without a kernel of its own is done in two steps through `mid`.
+struct TwoStep {
+  DataType mid = DataType::kFloat;
+  CastKernel decode = nullptr;  // src -> mid
+  Decoder odd_decode = nullptr;  // src -> FLOAT rounded to odd (instead of `decode`)
+  CastKernel encode = nullptr;  // mid -> dst
+  CastOptions encode_options;
+};
+
+bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep* plan) {
+  plan->encode_options = options;
+  if (IsInteger(src) && IsInteger(dst)) {
+    // Integer <-> 4-/2-bit integer: through one byte. Wrapping twice keeps the low bits;
+    // a sub-byte source widens exactly into INT8 (signed) or UINT8 (unsigned).
+    if (BitWidth(src) >= 8 && BitWidth(dst) >= 8) return false;
+    plan->mid = BitWidth(src) < 8 && !IsSigned(src) ? DataType::kUint8 : DataType::kInt8;
+    plan->decode = src == plan->mid ? nullptr : FindKernel(src, plan->mid);
+    plan->encode = dst == plan->mid ? nullptr : FindKernel(plan->mid, dst);
+    return plan->decode != nullptr && plan->encode != nullptr;
+  }
+  // Through FLOAT: a registry kernel into FLOAT for sources exact in float32, or a
+  // round-to-odd decoder for wide sources into the small float types.
+  plan->mid = DataType::kFloat;
+  plan->encode = FindKernel(DataType::kFloat, dst);
+  if (plan->encode == nullptr) return false;
+  const bool exact_in_f32 = src != DataType::kDouble && src != DataType::kFloat &&
+                            !(IsInteger(src) && BitWidth(src) >= 32);
+  if (exact_in_f32) {
+    plan->decode = FindKernel(src, DataType::kFloat);
+  } else if (IsSmallFloat(dst)) {
+    plan->odd_decode = RoundToOddDecoder(src);
+  }
+  // bool false -> float8e8m0 is 0x00 in both saturate modes (semantics.md section 2),
+  // while a float 0.0 without saturation is NaN: encode bools saturating.
+  if (src == DataType::kBool) plan->encode_options.saturate = true;
+  return plan->decode != nullptr || plan->odd_decode != nullptr;
 }
 
 }  // namespace
@@ -95,41 +142,26 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
     return true;
   }
   if (src_type == dst_type) return false;  // a copy (the reference's memcpy)
-  // Decode step: a registry kernel into FLOAT (every source exact in float32), or a
-  // round-to-odd decoder when the target is a small float type.
-  const CastKernel exact_decode = FindKernel(src_type, DataType::kFloat);
-  const Decoder odd_decode = IsSmallFloat(dst_type) ? RoundToOddDecoder(src_type) : nullptr;
-  const CastKernel encode = FindKernel(DataType::kFloat, dst_type);
-  if (encode == nullptr || (exact_decode == nullptr && odd_decode == nullptr)) return false;
-  // Exactness of the float32 intermediate: wide sources (not exact in float32) only
-  // through round-to-odd; integer -> integer wraps, which float32 cannot express.
-  const int src_bits = BitWidth(src_type);
-  const bool exact_in_f32 = src_type != DataType::kDouble && src_type != DataType::kFloat &&
-                            !(IsInteger(src_type) && src_bits >= 32);
-  if (odd_decode == nullptr && !exact_in_f32) return false;
-  if (IsInteger(src_type) && IsInteger(dst_type)) return false;
+  TwoStep plan;
+  if (!PlanTwoStep(src_type, dst_type, options, &plan)) return false;
 
-  // bool false -> float8e8m0 is 0x00 in both saturate modes (semantics.md section 2),
-  // while a float 0.0 without saturation is NaN: encode bools saturating.
-  CastOptions encode_options = options;
-  if (src_type == DataType::kBool) encode_options.saturate = true;
-
-  constexpr size_t kBlock = 1024;  // 4 KiB of float32: stays in L1 between the two steps
-  alignas(64) float block[kBlock];
+  constexpr size_t kBlock = 1024;  // at most 4 KiB: stays in L1 between the two steps
+  alignas(64) uint8_t block[kBlock * 4];
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
-  const int dst_bits = BitWidth(dst_type);
+  const size_t src_bits = static_cast<size_t>(BitWidth(src_type));
+  const size_t dst_bits = static_cast<size_t>(BitWidth(dst_type));
   for (size_t i = 0; i < count; i += kBlock) {
     const size_t n = count - i < kBlock ? count - i : kBlock;
     // kBlock is a multiple of 8, so packed 4- and 2-bit blocks start on a byte.
-    const void* s = in + i * static_cast<size_t>(src_bits) / 8;
-    void* d = out + i * static_cast<size_t>(dst_bits) / 8;
-    if (odd_decode != nullptr) {
-      odd_decode(s, block, n);
+    const void* s = in + i * src_bits / 8;
+    void* d = out + i * dst_bits / 8;
+    if (plan.odd_decode != nullptr) {
+      plan.odd_decode(s, block, n);
     } else {
-      exact_decode(s, block, n, options);
+      plan.decode(s, block, n, options);
     }
-    encode(block, d, n, encode_options);
+    plan.encode(block, d, n, plan.encode_options);
   }
   return true;
 }
