@@ -249,6 +249,47 @@ TEST_P(KernelTest, EveryPairThroughKernelsOrHub) {
               ActiveTargetName(), pairs);
 }
 
+// Large outputs (kernels may switch to non-temporal stores from 8 MiB of output, e.g. the
+// sub-byte decoders): one call over more than 8 MiB of output, into a buffer that is not
+// vector-aligned, must give the same bytes as the same kernel called on 64K-element pieces
+// (the small-count path, checked against the reference above). Rows whose target is at
+// least as wide as the source.
+TEST_P(KernelTest, LargeOutputsMatchSmallCalls) {
+  size_t rows = 0;
+  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  for (size_t r = 0; r < rows; ++r) {
+    const kernels::KernelRow& row = table[r];
+    const size_t sbits = static_cast<size_t>(BitWidth(row.src));
+    const size_t dbits = static_cast<size_t>(BitWidth(row.dst));
+    if (dbits < sbits) continue;
+    size_t total = 0;
+    const Bytes pattern = SourceBytes(row.src, &total);
+    const size_t count = (size_t{8} << 20) * 8 / dbits + 37;
+    Bytes src(StorageBytes(row.src, count));
+    const size_t pattern_bytes = StorageBytes(row.src, total & ~size_t{7});  // whole bytes
+    for (size_t done = 0; done < src.size(); done += pattern_bytes) {
+      std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
+    }
+    const size_t out_bytes = StorageBytes(row.dst, count);
+    // Output at 16 mod 64 bytes, like a large malloc block: element-aligned for every
+    // type, not aligned for 32- or 64-byte vectors.
+    Bytes big(out_bytes + 64 + kGuardBytes, kGuard), pieces(out_bytes);
+    const size_t offset = (64 + 16 - reinterpret_cast<uintptr_t>(big.data()) % 64) % 64;
+    row.kernel(src.data(), big.data() + offset, count, CastOptions{});
+    constexpr size_t kPiece = 65536;  // a multiple of 8: pieces start on whole bytes
+    for (size_t i = 0; i < count; i += kPiece) {
+      row.kernel(src.data() + i * sbits / 8, pieces.data() + i * dbits / 8,
+                 std::min(kPiece, count - i), CastOptions{});
+    }
+    ASSERT_EQ(0, std::memcmp(big.data() + offset, pieces.data(), out_bytes))
+        << Describe(row, CastOptions{}) << ": count " << count;
+    for (size_t i = 0; i < kGuardBytes; ++i) {
+      ASSERT_EQ(big[offset + out_bytes + i], kGuard)
+          << Describe(row, CastOptions{}) << ": count " << count << " wrote past the output";
+    }
+  }
+}
+
 TEST_P(KernelTest, CountsAndMisalignment) {
   size_t rows = 0;
   const kernels::KernelRow* table = kernels::KernelRows(&rows);

@@ -1,9 +1,10 @@
 // Kernels between FLOAT / FLOAT16 and the five float8 formats.
 //
 // Pairs:    FLOAT and FLOAT16 -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ,
-//           FLOAT8E8M0, and each of those -> FLOAT and FLOAT16 (20 kernels). FLOAT16 goes
-//           through float32 lanes inside the kernel (every float16 and every float8 value
-//           is exact in float32, so there is still one rounding).
+//           FLOAT8E8M0, and each of those -> FLOAT and FLOAT16 (20 kernels). FLOAT16 ->
+//           E4M3/E5M2 rounds the float16 bits on u16 lanes (F16BitsToMini); the other
+//           FLOAT16 pairs go through float32 lanes inside the kernel (every float16 and
+//           every float8 value is exact in float32, so there is still one rounding).
 // Rounding: E4M3FN/E4M3FNUZ/E5M2/E5M2FNUZ: round-to-nearest-even of the float32 bits,
 //           gradual underflow (onnx-reference-semantics.md 4.3). Normal results round at
 //           bit 23-M with the integer "add lsb + half - 1" trick; target subnormals are
@@ -31,15 +32,18 @@
 //           2^(1-bias-M) minus 2^(1-bias), an exact float subtraction. Neither path
 //           touches float32 subnormals (which halve the speed of a multiply on some
 //           Intel cores). E8M0: code << 23, 0x00 -> 0x00400000 (DAZ/FTZ must be off).
-// Targets:  written once on u32/i32 lanes. FLOAT16 sides use the hardware conversion
-//           where it is exact (F16C on AVX2/AVX3, NEON, SVE) and the same integer
-//           formulation as float8 (float16 is the format M=10, bias 15) on SSSE3, SSE4
-//           and the scalar fallback, where Highway 1.0.3 emulates f16 inexactly.
-//           Encoders produce byte values in u32 lanes; four vectors are packed with
-//           shifts, ORs and two shuffles (CastLoopToBytes), single vectors with
-//           U8FromU32: Highway 1.0.3's TruncateTo u32 -> u8 is wrong on AVX3_DL and
-//           DemoteTo i32 -> u8 on AVX2/AVX3 for 32768..33022 (toolchain.md 4).
-// Tail:     CastLoop's one-vector stack buffer (after CastLoopToBytes' 4-vector loop).
+// Targets:  written once on u32/i32 (u16 for FLOAT16 -> float8) lanes. Float32 lanes of
+//           FLOAT16 use the hardware conversion where it is exact (F16C on AVX2/AVX3,
+//           NEON, SVE) and the same integer formulation as float8 (float16 is the format
+//           M=10, bias 15) on SSSE3, SSE4 and the scalar fallback, where Highway 1.0.3
+//           emulates f16 inexactly. FLOAT16 -> E4M3 needs a u16 variable shift: not on
+//           SSSE3 (missing) nor AVX2 (emulated; F16C + float32 lanes is faster there).
+//           Encoders produce byte values in u32 / u16 lanes; 4 / 2 vectors are packed
+//           with shifts, ORs and two shuffles (CastLoopToBytes), single vectors with
+//           U8FromU32 / TruncateTo u16 -> u8: Highway 1.0.3's TruncateTo u32 -> u8 is
+//           wrong on AVX3_DL and DemoteTo i32 -> u8 on AVX2/AVX3 for 32768..33022
+//           (toolchain.md 4).
+// Tail:     CastLoop's one-vector stack buffer (after CastLoopToBytes' multi-vector loop).
 
 #if defined(TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TENSORCAST_LIB_KERNELS_FLOAT8_CAST_INL_H_
@@ -50,6 +54,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "lib/kernels/cast_loop-inl.h"
@@ -214,6 +219,83 @@ HWY_INLINE hn::Vec<DU32> E8M0ToF32Bits(DU32 du32, hn::Vec<DU32> code) {
   return hn::IfThenElse(hn::Eq(code, hn::Set(du32, 0xFFu)), hn::Set(du32, 0x7FC00000u), r);
 }
 
+// FLOAT16 -> E4M3FN / E4M3FNUZ / E5M2 / E5M2FNUZ on u16 lanes (twice the lanes of the
+// float32 path), RNE of the float16 value. `h`: float16 bits; result: the code in the low
+// byte. E4M3 needs a u16 variable shift: used where it is native or the float32 path is
+// slower (not SSSE3, which lacks it, nor AVX2, where it is emulated and F16C + the
+// float32 path is faster).
+#undef TENSORCAST_F8_F16_LANES_E4M3
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_AVX2
+#define TENSORCAST_F8_F16_LANES_E4M3 0
+#else
+#define TENSORCAST_F8_F16_LANES_E4M3 1
+#endif
+template <class F>
+constexpr bool UseF16Lanes() {
+  return F::kB >= 15 || TENSORCAST_F8_F16_LANES_E4M3;
+}
+
+template <class F, bool kSat, class DU16>
+HWY_INLINE hn::Vec<DU16> F16BitsToMini(DU16 du16, hn::Vec<DU16> h) {
+  static_assert(F::kW == 8 && F::kB >= 7, "a float8 format");
+  const hn::RebindToSigned<DU16> di16;
+  constexpr int kD = 10 - F::kM;  // dropped mantissa bits of a normal result
+  const auto sign = hn::And(hn::ShiftRight<8>(h), hn::Set(du16, 0x80));
+  auto a = hn::And(h, hn::Set(du16, 0x7FFF));
+  const auto is_nan = hn::Gt(hn::BitCast(di16, a), hn::Set(di16, 0x7C00));
+  if (kSat) {  // float16 bits of MAX (every float8 MAX is a float16)
+    constexpr int kMaxH = static_cast<int>(F::kMaxBits >> 13) - (112 << 10);
+    a = hn::BitCast(du16, hn::Min(hn::BitCast(di16, a), hn::Set(di16, kMaxH)));
+  }
+  // Lanes where `sub` below applies: |x| < 2^(1-bias) (the target's subnormals) for E4M3,
+  // all float16 subnormals (a < 0x400, a linear scale) for E5M2FNUZ.
+  constexpr int kSubLimit = F::kB == 16 ? 0x400 : (16 - F::kB) << 10;
+  const auto in_sub_range = [&]() HWY_ATTR {
+    return hn::RebindMask(du16, hn::Lt(hn::BitCast(di16, a), hn::Set(di16, kSubLimit)));
+  };
+  // Normal result (target exponent >= 1): round at bit kD and rebias, modulo 2^16 (lanes
+  // of the subnormal range may wrap; they are replaced below).
+  constexpr int kRoundRebias = (1 << (kD - 1)) - 1 - (15 - F::kB) * 1024;
+  const auto lsb = hn::And(hn::ShiftRight<kD>(a), hn::Set(du16, 1));
+  auto mag = hn::ShiftRight<kD>(
+      hn::Add(hn::Add(a, hn::Set(du16, static_cast<uint16_t>(kRoundRebias & 0xFFFF))), lsb));
+  if (!kSat) {
+    mag = hn::IfThenElse(
+        hn::RebindMask(du16, hn::Gt(hn::BitCast(di16, mag), hn::Set(di16, F::kMax))),
+        hn::Set(du16, F::kOverflow), mag);
+  }
+  // The target's subnormal range. E5M2 (bias 15): none to handle, float16's subnormals
+  // line up with E5M2's. E5M2FNUZ (bias 16): float16 subnormals, |x| = a * 2^-24, and
+  // E5M2FNUZ codes up to 2^-14 are a linear scale too: code = RNE(a / 2^7). E4M3 (bias
+  // 7, 8): |x| = sig * 2^(e-25) with sig = 1024 + m, so code = RNE(sig * 2^k / 2^16)
+  // with k = e + bias + M - 10 <= 8, from MulHigh / Mul. (Float16 subnormals, e = 0, are
+  // below half the smallest E4M3 subnormal; the formula gives them 0 too.)
+  if constexpr (F::kB == 16) {
+    constexpr int kShift = 25 - F::kB - F::kM;
+    const auto sub_lsb = hn::And(hn::ShiftRight<kShift>(a), hn::Set(du16, 1));
+    const auto sub = hn::ShiftRight<kShift>(
+        hn::Add(hn::Add(a, hn::Set(du16, (1 << (kShift - 1)) - 1)), sub_lsb));
+    mag = hn::IfThenElse(in_sub_range(), sub, mag);
+  } else if constexpr (F::kB < 15) {
+    const auto e = hn::ShiftRight<10>(a);
+    const auto k = hn::And(hn::Add(e, hn::Set(du16, F::kB + F::kM - 10)), hn::Set(du16, 15));
+    const auto sig = hn::Or(hn::And(a, hn::Set(du16, 0x3FF)), hn::Set(du16, 0x400));
+    const auto p = hn::Shl(hn::Set(du16, 1), k);
+    // Round half up: (sig + 2^(15-k)) * 2^k / 2^16; a tie (remainder exactly 0x8000)
+    // then goes to the even neighbour by clearing bit 0.
+    const auto q = hn::MulHigh(hn::Add(sig, hn::Shr(hn::Set(du16, 0x8000), k)), p);
+    const auto tie = hn::Eq(hn::Mul(sig, p), hn::Set(du16, 0x8000));
+    const auto sub = hn::IfThenElse(tie, hn::And(q, hn::Set(du16, 0xFFFE)), q);
+    mag = hn::IfThenElse(in_sub_range(), sub, mag);
+  }
+  mag = hn::IfThenElse(hn::RebindMask(du16, is_nan), hn::Set(du16, F::kNaN), mag);
+  const auto code = hn::Or(mag, sign);
+  if (F::kFnuz) {  // no negative zero
+    return hn::IfThenZeroElse(hn::Eq(mag, hn::Zero(du16)), code);
+  }
+  return code;
+}
+
 // ---------------------------------------------------------------------------------------
 // FLOAT16 <-> float32 bits inside the kernels.
 
@@ -304,60 +386,88 @@ HWY_INLINE hn::Vec<hn::Rebind<uint32_t, DI8>> MiniCodeToF32Bits(DI8 di8, hn::Vec
 // ---------------------------------------------------------------------------------------
 // Loops.
 
-// out[i] = op(in[i]), where op maps a vector of `din` to u32 lanes holding byte values
-// (<= 255). Four vectors at a time, the bytes are packed with one OR tree and two
-// shuffles instead of a U8FromU32 per vector; the rest goes through CastLoop.
-template <class DIn, class Op>
-HWY_INLINE void CastLoopToBytes(DIn din, const hn::TFromD<DIn>* HWY_RESTRICT in,
+// out[i] = op(in[i]), where op maps a vector of `din` to a vector of `dw` (u32 or u16
+// lanes, as many as `din` has) holding byte values (<= 255). R = 4 or 2 vectors at a
+// time, the bytes are packed with one OR tree and two shuffles instead of a narrowing per
+// vector; the rest goes through CastLoop.
+template <class DW, class DIn, class Op>
+HWY_INLINE void CastLoopToBytes(DW dw, DIn din, const hn::TFromD<DIn>* HWY_RESTRICT in,
                                 uint8_t* HWY_RESTRICT out, size_t count, const Op& op) {
-  const hn::Rebind<uint8_t, F8DU32> du8;
+  using TW = hn::TFromD<DW>;
+  static_assert(sizeof(TW) == 4 || sizeof(TW) == 2, "u32 or u16 lanes");
+  const hn::Rebind<uint8_t, DW> du8;
   size_t i = 0;
+  (void)dw;
 #if HWY_TARGET != HWY_SCALAR
-  const F8DU32 du32;
-  const size_t N = hn::Lanes(du32);
-  const hn::Repartition<uint8_t, F8DU32> dbytes;  // a full vector of bytes
-  // w = r0 | r1 << 8 | r2 << 16 | r3 << 24 holds in each 128-bit block, for its 4 lanes,
-  // the bytes r0[l] r1[l] r2[l] r3[l]; kTranspose gathers them into dwords r_j[4 lanes]
-  // (dword j of the block), then `lanes` moves dword j of block b to position j * B + b.
-  alignas(16) static constexpr uint8_t kTranspose[16] = {0, 4, 8,  12, 1, 5, 9,  13,
-                                                         2, 6, 10, 14, 3, 7, 11, 15};
-  const auto transpose = hn::LoadDup128(dbytes, kTranspose);
-  const size_t blocks = N / 4;
-  HWY_ALIGN int32_t lane_index[HWY_MAX_BYTES / sizeof(int32_t)];
-  for (size_t p = 0; p < N; ++p) {
-    lane_index[p] = static_cast<int32_t>(4 * (p % blocks) + p / blocks);
+  constexpr size_t kR = sizeof(TW);  // vectors per packed vector
+  const size_t N = hn::Lanes(dw);
+  const hn::Repartition<uint8_t, DW> dbytes;  // a full vector of bytes
+  // A group: the bytes of one r_j within a 128-bit block (4 bytes for u32 lanes, 8 for u16).
+  using TG = typename std::conditional<kR == 4, uint32_t, uint64_t>::type;
+  const hn::Repartition<TG, DW> dg;
+  // w = r0 | r1 << 8 (| r2 << 16 | r3 << 24) holds in each 128-bit block, lane by lane,
+  // the bytes r0[l] r1[l] ..; `transpose` gathers them into group j = r_j's bytes of the
+  // block, then `groups` moves group j of block b to position j * blocks + b.
+  HWY_ALIGN uint8_t transpose_bytes[16];
+  for (size_t j = 0; j < kR; ++j) {
+    for (size_t l = 0; l < 16 / kR; ++l) {
+      transpose_bytes[j * (16 / kR) + l] = static_cast<uint8_t>(l * kR + j);
+    }
   }
-  const auto lanes = hn::SetTableIndices(du32, lane_index);
-  for (; i + 4 * N <= count; i += 4 * N) {
-    const auto r0 = op(hn::LoadU(din, in + i));
-    const auto r1 = op(hn::LoadU(din, in + i + N));
-    const auto r2 = op(hn::LoadU(din, in + i + 2 * N));
-    const auto r3 = op(hn::LoadU(din, in + i + 3 * N));
-    const auto w = hn::Or(hn::Or(r0, hn::ShiftLeft<8>(r1)),
-                          hn::Or(hn::ShiftLeft<16>(r2), hn::ShiftLeft<24>(r3)));
-    auto packed = hn::BitCast(du32, hn::TableLookupBytes(hn::BitCast(dbytes, w), transpose));
-    if (blocks > 1) packed = hn::TableLookupLanes(packed, lanes);
+  const auto transpose = hn::LoadDup128(dbytes, transpose_bytes);
+  const size_t group_count = hn::Lanes(dg);
+  const size_t blocks = group_count / kR;
+  using TI = hwy::MakeSigned<TG>;
+  HWY_ALIGN TI group_index[HWY_MAX_BYTES / sizeof(TG)];
+  for (size_t p = 0; p < group_count; ++p) {
+    group_index[p] = static_cast<TI>(kR * (p % blocks) + p / blocks);
+  }
+  const auto groups = hn::SetTableIndices(dg, group_index);
+  for (; i + kR * N <= count; i += kR * N) {
+    auto w = op(hn::LoadU(din, in + i));
+    w = hn::Or(w, hn::ShiftLeft<8>(op(hn::LoadU(din, in + i + N))));
+    if constexpr (kR == 4) {
+      w = hn::Or(w, hn::Or(hn::ShiftLeft<16>(op(hn::LoadU(din, in + i + 2 * N))),
+                           hn::ShiftLeft<24>(op(hn::LoadU(din, in + i + 3 * N)))));
+    }
+    auto packed = hn::BitCast(dg, hn::TableLookupBytes(hn::BitCast(dbytes, w), transpose));
+    if (blocks > 1) packed = hn::TableLookupLanes(packed, groups);
     hn::StoreU(hn::BitCast(dbytes, packed), dbytes, out + i);
   }
 #endif
-  CastLoop(din, du8, in + i, out + i, count - i,
-           [&](hn::Vec<DIn> v) HWY_ATTR { return hn::U8FromU32(op(v)); });
+  CastLoop(din, du8, in + i, out + i, count - i, [&](hn::Vec<DIn> v) HWY_ATTR {
+    if constexpr (sizeof(TW) == 4) {
+      return hn::U8FromU32(op(v));
+    } else {
+      return hn::TruncateTo(du8, op(v));
+    }
+  });
 }
 
 template <class F, bool kSat>
 HWY_INLINE void F32ToMiniLoop(const void* src, void* dst, size_t count) {
   const F8DU32 du32;
-  CastLoopToBytes(du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
+  CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst),
+                  count,
                   [&](hn::Vec<F8DU32> v) HWY_ATTR { return F32BitsToMini<F, kSat>(du32, v); });
 }
 
 template <class F, bool kSat>
 HWY_INLINE void F16ToMiniLoop(const void* src, void* dst, size_t count) {
-  const F8DU32 du32;
-  const hn::Rebind<uint16_t, F8DU32> du16;
-  CastLoopToBytes(du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
-                  [&](hn::Vec<decltype(du16)> h)
-                      HWY_ATTR { return F32BitsToMini<F, kSat>(du32, F16ToF32Bits(du32, h)); });
+  if constexpr (UseF16Lanes<F>()) {
+    const hn::ScalableTag<uint16_t> du16;
+    CastLoopToBytes(du16, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst),
+                    count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                      return F16BitsToMini<F, kSat>(du16, h);
+                    });
+  } else {
+    const F8DU32 du32;
+    const hn::Rebind<uint16_t, F8DU32> du16;
+    CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst),
+                    count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                      return F32BitsToMini<F, kSat>(du32, F16ToF32Bits(du32, h));
+                    });
+  }
 }
 
 template <class F>
@@ -392,9 +502,10 @@ template <bool kSat>
 HWY_INLINE void F32ToE8M0Loop(const void* src, void* dst, size_t count, RoundMode mode) {
   const F8DU32 du32;
   const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
-  CastLoopToBytes(du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
-                  [&](hn::Vec<F8DU32> v)
-                      HWY_ATTR { return F32BitsToE8M0<kSat>(du32, v, round_add); });
+  CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<F8DU32> v) HWY_ATTR {
+                    return F32BitsToE8M0<kSat>(du32, v, round_add);
+                  });
 }
 
 template <bool kSat>
@@ -402,7 +513,7 @@ HWY_INLINE void F16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMod
   const F8DU32 du32;
   const hn::Rebind<uint16_t, F8DU32> du16;
   const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
-  CastLoopToBytes(du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+  CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
                   [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
                     return F32BitsToE8M0<kSat>(du32, F16ToF32Bits(du32, h), round_add);
                   });
@@ -459,8 +570,9 @@ void CastF8E8M0ToF32(const void* src, void* dst, size_t count, const CastOptions
   const F8DU32 du32;
   const hn::Rebind<uint8_t, F8DU32> du8;
   CastLoop(du8, du32, static_cast<const uint8_t*>(src), static_cast<uint32_t*>(dst), count,
-           [&](hn::Vec<decltype(du8)> c)
-               HWY_ATTR { return E8M0ToF32Bits(du32, hn::PromoteTo(du32, c)); });
+           [&](hn::Vec<decltype(du8)> c) HWY_ATTR {
+             return E8M0ToF32Bits(du32, hn::PromoteTo(du32, c));
+           });
 }
 
 void CastF8E8M0ToF16(const void* src, void* dst, size_t count, const CastOptions&) {

@@ -8,7 +8,8 @@
 //           the same bits for the signed and the unsigned type). float -> FLOAT4E2M1 rounds
 //           to nearest even and always saturates to +-6: min(|x|, 6) plus a power of two
 //           whose ulp is the E2M1 step of its binade rounds it in one f32 addition
-//           (F4MagnitudeCode). Integer -> integer keeps the low bits. Decoding is
+//           (F4CodeFromF32); FLOAT16 sources round on their bits in u16 lanes
+//           (F4CodeFromF16). Integer -> integer keeps the low bits. Decoding is
 //           exact: sign extension (INT4, INT2), zero extension (UINT4, UINT2), FLOAT4E2M1
 //           and small integers through 16-entry byte tables of the target's bits.
 // Range:    float -> 4/2-bit integer gives 0 for NaN, +-Inf and |x| >= 2^31 (x = -2^31 is in
@@ -22,7 +23,8 @@
 //           bits are 0, for NaN and out-of-range x; elsewhere Highway's ConvertTo saturates
 //           (ARM, SCALAR; its x86 version turns +NaN and large x into INT_MAX), so out-of-range
 //           lanes are zeroed by an explicit range mask. SCALAR packs 1-lane vectors.
-// Tail:     SubbyteLoop's zero-filled chunk buffers (pack-inl.h).
+// Tail:     SubbyteLoop's zero-filled chunk buffers (pack-inl.h). Decoders with an output
+//           of 8 MiB or more use non-temporal stores (DecodeLoop).
 
 #if defined(TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_
@@ -93,37 +95,57 @@ HWY_INLINE hn::Vec<DU32> IntCodeFromF32(hn::Vec<DU32> bits, uint32_t mask) {
 #endif
 }
 
-// |x| as f32 bits (not NaN) -> FLOAT4E2M1 magnitude code 0..7, RNE, saturating.
-//   a6 = min(|x|, 6); for a6 in [2^e, 2^(e+1)), M = 2^(22 + max(e, 0)) has an ulp equal to
-//   the E2M1 step there (0.5 below 2, 1 in [2, 4), 2 in [4, 6]), so the f32 sum a6 + M
-//   rounds a6 to the E2M1 grid (ties to even: the parity of the sum's mantissa is the
-//   parity of the code), and that mantissa counts the steps: code = steps + 2 * max(e, 0)
-//   = sum_bits - (M_bits - 2 * max(e, 0)).
-HWY_INLINE hn::Vec<DU32> F4MagnitudeCode(hn::Vec<DU32> a) {
-  const DU32 du32;
-  const DI32 di32;
-  const DF32 df;
-  const auto a6 = hn::BitCast(du32, hn::Min(hn::BitCast(di32, a), hn::Set(di32, 0x40C00000)));
-  const auto at_least_1 = hn::Max(hn::BitCast(di32, a6), hn::Set(di32, 0x3F800000));
-  // (max(e, 0) + 127) << 23
-  const auto exp = hn::And(hn::BitCast(du32, at_least_1), hn::Set(du32, 0x7F800000u));
-  const auto magic = hn::Add(exp, hn::Set(du32, 22u << 23));
-  const auto sum = hn::BitCast(du32, hn::Add(hn::BitCast(df, a6), hn::BitCast(df, magic)));
-  // exp >> 22 = 2 * (max(e, 0) + 127).
-  const auto bias = hn::Add(hn::Sub(magic, hn::ShiftRight<22>(exp)), hn::Set(du32, 254));
-  return hn::Sub(sum, bias);
-}
-
-// f32 bits -> FLOAT4E2M1 code: sign | magnitude; NaN -> 0x8 (sign bit 0) or 0x0 (sign bit 1).
+// f32 bits -> FLOAT4E2M1 code, RNE, saturating; NaN -> 0x8 (sign bit 0) or 0x0 (sign 1).
+//   a6 = min(|x|, 6). For a6 in [2^e, 2^(e+1)), a power of two M = 2^(22 + max(e, 0)) has
+//   an ulp equal to the E2M1 step there (0.5 below 2, 1 in [2, 4), 2 in [4, 6]), so one
+//   f32 addition a6 + M rounds a6 to the E2M1 grid, ties to even, and the sum's mantissa
+//   counts the steps. magic = M + 2 * max(e, 0) (an even number of ulps: the grid and the
+//   tie parity are unchanged) makes that mantissa the code itself, steps + 2 * max(e, 0).
+//   NaN lanes become a zero with the sign bit flipped. Bit 3, the sign, comes from
+//   bits >> 28.
 HWY_INLINE hn::Vec<DU32> F4CodeFromF32(hn::Vec<DU32> bits) {
   const DU32 du32;
   const DI32 di32;
-  const auto a = hn::And(bits, hn::Set(du32, 0x7FFFFFFFu));
-  const auto sign8 = hn::And(hn::ShiftRight<28>(bits), hn::Set(du32, 8));
-  const auto is_nan =
-      hn::RebindMask(du32, hn::Gt(hn::BitCast(di32, a), hn::Set(di32, 0x7F800000)));
-  return hn::IfThenElse(is_nan, hn::Xor(sign8, hn::Set(du32, 8)),
-                        hn::Or(F4MagnitudeCode(a), sign8));
+  const DF32 df;
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(hn::BitCast(df, bits)));
+  const auto x = hn::IfThenElse(is_nan, hn::AndNot(bits, hn::Set(du32, 0x80000000u)), bits);
+  const auto a = hn::BitCast(di32, hn::And(x, hn::Set(du32, 0x7FFFFFFFu)));
+  const auto a6 = hn::Min(a, hn::Set(di32, 0x40C00000));  // 6.0
+  // (max(e, 0) + 127) << 23
+  const auto exp = hn::And(hn::BitCast(du32, hn::Max(a6, hn::Set(di32, 0x3F800000))),
+                           hn::Set(du32, 0x7F800000u));
+  // exp >> 22 = 2 * (max(e, 0) + 127)
+  const auto magic = hn::Add(hn::Add(exp, hn::ShiftRight<22>(exp)),
+                             hn::Set(du32, (22u << 23) - 254u));
+  const auto sum = hn::BitCast(du32, hn::Add(hn::BitCast(df, a6), hn::BitCast(df, magic)));
+  // (sum & 7) | (x >> 28 & 8); OrAnd is one vpternlogd on AVX3. (IfVecThenElse is no
+  // bitwise select below AVX3: it wants all-ones or all-zero lanes.)
+  return hn::OrAnd(hn::And(sum, hn::Set(du32, 7)), hn::ShiftRight<28>(x), hn::Set(du32, 8));
+}
+
+// FLOAT16 bits (u16 lanes) -> FLOAT4E2M1 codes, twice the lanes per operation of the f32
+// path. All of E2M1's rounding thresholds are multiples of 0x100 in f16 bits:
+//   |x| >= 1: rebias (f16 bias 15 -> 1: code = (e - 14) << 1 | m), round at bit 9 to
+//             nearest even, clamp to 7 (6.0); Inf gives more than 7 before the clamp;
+//   |x| <  1: 0 up to 0.25 (0x3400), 1 below 0.75 (0x3A00), else 2.
+template <class DU16>
+HWY_INLINE hn::Vec<DU16> F4CodeFromF16(DU16 du16, hn::Vec<DU16> h) {
+  const hn::RebindToSigned<DU16> di16;
+  const auto a = hn::And(h, hn::Set(du16, 0x7FFF));
+  const auto ai = hn::BitCast(di16, a);
+  const auto sign8 = hn::And(hn::ShiftRight<12>(h), hn::Set(du16, 8));
+  const auto n = hn::Sub(a, hn::Set(du16, 0x3800));
+  const auto lsb = hn::And(hn::ShiftRight<9>(n), hn::Set(du16, 1));
+  const auto big = hn::Min(hn::ShiftRight<9>(hn::Add(n, hn::Add(lsb, hn::Set(du16, 0xFF)))),
+                           hn::Set(du16, 7));
+  const auto small = hn::IfThenElse(
+      hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x39FF))), hn::Set(du16, 2),
+      hn::IfThenElseZero(hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x3400))),
+                         hn::Set(du16, 1)));
+  const auto is_small = hn::RebindMask(du16, hn::Lt(ai, hn::Set(di16, 0x3C00)));
+  const auto is_nan = hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x7C00)));
+  return hn::IfThenElse(is_nan, hn::Xor(sign8, hn::Set(du16, 8)),
+                        hn::Or(hn::IfThenElse(is_small, small, big), sign8));
 }
 
 // ------------------------------------------------------------------ encode kernels
@@ -213,10 +235,11 @@ HWY_INLINE void EncodeBytes(const void* src, void* dst, size_t count) {
 template <int kBits, bool kSigned>
 HWY_INLINE void DecodeToBytes(const void* src, void* dst, size_t count) {
   const DU8 du8;
-  SubbyteLoop<kBits, 8>(src, dst, count, PackedChunk<kBits>(),
-                        [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+  DecodeLoop<kBits, 8>(src, dst, count, PackedChunk<kBits>(),
+                       [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
     ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-      hn::StoreU(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, out + first);
+      const auto bytes = kSigned ? SignExtendCodes<kBits>(codes) : codes;
+      StoreOut<decltype(stream)::value>(bytes, du8, out + first);
     });
   });
 }
@@ -229,8 +252,8 @@ HWY_INLINE void DecodeIntToF32(const void* src, void* dst, size_t count) {
   const DF32 df;
   const size_t n8 = hn::Lanes(du8);
   const size_t n32 = hn::Lanes(di32);
-  SubbyteLoop<kBits, 32>(src, dst, count, PackedChunk<kBits>(),
-                         [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+  DecodeLoop<kBits, 32>(src, dst, count, PackedChunk<kBits>(),
+                        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
     float* out_f = reinterpret_cast<float*>(out);
     ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
       HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
@@ -245,7 +268,7 @@ HWY_INLINE void DecodeIntToF32(const void* src, void* dst, size_t count) {
             return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
           }
         }();
-        hn::StoreU(hn::ConvertTo(df, v), df, out_f + first + q);
+        StoreOut<decltype(stream)::value>(hn::ConvertTo(df, v), df, out_f + first + q);
       }
     });
   });
@@ -260,8 +283,8 @@ HWY_INLINE void DecodeByTable16(const void* src, void* dst, size_t count,
   const hn::Rebind<uint8_t, DU16> du8h;
   const size_t n8 = hn::Lanes(du8);
   const size_t n16 = hn::Lanes(du16);
-  SubbyteLoop<kBits, 16>(src, dst, count, PackedChunk<kBits>(),
-                         [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+  DecodeLoop<kBits, 16>(src, dst, count, PackedChunk<kBits>(),
+                        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
     uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
     ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
       HWY_ALIGN uint8_t lo[HWY_MAX_BYTES];
@@ -271,26 +294,29 @@ HWY_INLINE void DecodeByTable16(const void* src, void* dst, size_t count,
       for (size_t q = 0; q < n8; q += n16) {
         const auto l = hn::PromoteTo(du16, hn::LoadU(du8h, lo + q));
         const auto h = hn::PromoteTo(du16, hn::LoadU(du8h, hi + q));
-        hn::StoreU(hn::Or(l, hn::ShiftLeft<8>(h)), du16, out16 + first + q);
+        StoreOut<decltype(stream)::value>(hn::Or(l, hn::ShiftLeft<8>(h)), du16,
+                                          out16 + first + q);
       }
     });
   });
 }
 
+// FLOAT4E2M1 -> FLOAT bits: all of them, and their bytes 3 and 2 (the others are 0).
+constexpr uint32_t kF4F32Bits[16] = {0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000,
+                                     0x40000000, 0x40400000, 0x40800000, 0x40C00000,
+                                     0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000,
+                                     0xC0000000, 0xC0400000, 0xC0800000, 0xC0C00000};
+alignas(16) constexpr uint8_t kF4F32Byte3[16] = {0x00, 0x3F, 0x3F, 0x3F, 0x40, 0x40,
+                                                 0x40, 0x40, 0x80, 0xBF, 0xBF, 0xBF,
+                                                 0xC0, 0xC0, 0xC0, 0xC0};
+alignas(16) constexpr uint8_t kF4F32Byte2[16] = {0x00, 0x00, 0x80, 0xC0, 0x00, 0x40,
+                                                 0x80, 0xC0, 0x00, 0x00, 0x80, 0xC0,
+                                                 0x00, 0x40, 0x80, 0xC0};
+
 // FLOAT4E2M1 -> FLOAT. With >= 16 u32 lanes (AVX3, wide SVE) the 16 f32 bit patterns fit
 // in one vector: one TableLookupLanes per vector. Otherwise every value's bits are
-// b3 << 24 | b2 << 16 (two byte tables).
+// byte3 << 24 | byte2 << 16 (two byte tables).
 HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
-  static constexpr uint32_t kF32Bits[16] = {
-      0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000, 0x40000000, 0x40400000, 0x40800000,
-      0x40C00000, 0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000, 0xC0000000, 0xC0400000,
-      0xC0800000, 0xC0C00000};
-  alignas(16) static constexpr uint8_t kByte3[16] = {0x00, 0x3F, 0x3F, 0x3F, 0x40, 0x40,
-                                                     0x40, 0x40, 0x80, 0xBF, 0xBF, 0xBF,
-                                                     0xC0, 0xC0, 0xC0, 0xC0};
-  alignas(16) static constexpr uint8_t kByte2[16] = {0x00, 0x00, 0x80, 0xC0, 0x00, 0x40,
-                                                     0x80, 0xC0, 0x00, 0x00, 0x80, 0xC0,
-                                                     0x00, 0x40, 0x80, 0xC0};
   const DU8 du8;
   const DU32 du32;
   const hn::Rebind<uint8_t, DU32> du8q;
@@ -298,35 +324,35 @@ HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
   const size_t n32 = hn::Lanes(du32);
   if (n32 >= 16) {
     HWY_ALIGN uint32_t lanes[HWY_MAX_BYTES / 4 > 16 ? HWY_MAX_BYTES / 4 : 16] = {};
-    for (size_t i = 0; i < 16; ++i) lanes[i] = kF32Bits[i];
+    for (size_t i = 0; i < 16; ++i) lanes[i] = kF4F32Bits[i];
     const auto table = hn::Load(du32, lanes);
-    SubbyteLoop<4, 32>(src, dst, count, PackedChunk<4>(),
-                       [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    DecodeLoop<4, 32>(src, dst, count, PackedChunk<4>(),
+                      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
       uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
       ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
         HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
         hn::Store(codes, du8, buf);
         for (size_t q = 0; q < n8; q += n32) {
           const auto idx = hn::PromoteTo(du32, hn::LoadU(du8q, buf + q));
-          hn::StoreU(hn::TableLookupLanes(table, hn::IndicesFromVec(du32, idx)), du32,
-                     out32 + first + q);
+          const auto bits = hn::TableLookupLanes(table, hn::IndicesFromVec(du32, idx));
+          StoreOut<decltype(stream)::value>(bits, du32, out32 + first + q);
         }
       });
     });
     return;
   }
-  SubbyteLoop<4, 32>(src, dst, count, PackedChunk<4>(),
-                     [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+  DecodeLoop<4, 32>(src, dst, count, PackedChunk<4>(),
+                    [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
     uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
     ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
       HWY_ALIGN uint8_t b3[HWY_MAX_BYTES];
       HWY_ALIGN uint8_t b2[HWY_MAX_BYTES];
-      hn::Store(LookupCodes(kByte3, codes), du8, b3);
-      hn::Store(LookupCodes(kByte2, codes), du8, b2);
+      hn::Store(LookupCodes(kF4F32Byte3, codes), du8, b3);
+      hn::Store(LookupCodes(kF4F32Byte2, codes), du8, b2);
       for (size_t q = 0; q < n8; q += n32) {
         const auto hi = hn::ShiftLeft<24>(hn::PromoteTo(du32, hn::LoadU(du8q, b3 + q)));
         const auto lo = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du8q, b2 + q)));
-        hn::StoreU(hn::Or(hi, lo), du32, out32 + first + q);
+        StoreOut<decltype(stream)::value>(hn::Or(hi, lo), du32, out32 + first + q);
       }
     });
   });
@@ -368,8 +394,9 @@ HWY_INLINE void DecodeIntToF16(const void* src, void* dst, size_t count) {
 
 HWY_INLINE void DecodeF4ToF16(const void* src, void* dst, size_t count) {
   alignas(16) static constexpr uint8_t kLow[16] = {0};
-  alignas(16) static constexpr uint8_t kHigh[16] = {0x00, 0x38, 0x3C, 0x3E, 0x40, 0x42, 0x44, 0x46,
-                                        0x80, 0xB8, 0xBC, 0xBE, 0xC0, 0xC2, 0xC4, 0xC6};
+  alignas(16) static constexpr uint8_t kHigh[16] = {0x00, 0x38, 0x3C, 0x3E, 0x40, 0x42,
+                                                    0x44, 0x46, 0x80, 0xB8, 0xBC, 0xBE,
+                                                    0xC0, 0xC2, 0xC4, 0xC6};
   DecodeByTable16<4>(src, dst, count, kLow, kHigh);
 }
 
@@ -392,13 +419,21 @@ TC_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count
 
 // FLOAT / FLOAT16 -> FLOAT4E2M1.
 void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<32, 4, true>(src, dst, count, [](hn::Vec<subbyte::DU32> v) TC_LAMBDA_INLINE {
-    return subbyte::F4CodeFromF32(v);
-  });
+  subbyte::EncodeFloat<32, 4, true>(src, dst, count,
+                                    [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE {
+                                      return subbyte::F4CodeFromF32(bits);
+                                    });
 }
 void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<16, 4, true>(src, dst, count, [](hn::Vec<subbyte::DU32> v) TC_LAMBDA_INLINE {
-    return subbyte::F4CodeFromF32(v);
+  const subbyte::DU16 du16;
+  const size_t n = hn::Lanes(du16);
+  SubbyteLoop<16, 4>(src, dst, count, PackedChunk<4>(),
+                     [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+      const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(in) + j * n);
+      return subbyte::F4CodeFromF16(du16, h);
+    };
+    hn::StoreU(PackNibbles16(code), DU8(), out);
   });
 }
 
