@@ -1,11 +1,12 @@
 // Split throughput next to memcpy of the same bytes, in the same binary.
 // bytes_per_second counts bytes read + written (source + all outputs), for memcpy too
-// (2 x its size), so rows of equal size compare directly. Times are CPU time; all
+// (2 x its size), so rows of equal size compare directly. Each Split row also reports
+// x_memcpy, measured inside the row (interleaved batches, see BM_Split). Times are CPU time; all
 // buffers are 64-byte aligned.
 //
 //   Split/FLOAT[S,S]/axis0/4   the equal 4-way split along axis 0 (4 contiguous copies)
 //   Split/FLOAT[S,S]/axis1/4   along the last axis (S rows x 4 blocks of S/4 floats)
-//     S = 256 (256 KiB: source + outputs fit a 1 MiB L2), 512 (1 MiB: L3),
+//     S = 128 (64 KiB), 256 (256 KiB: source + outputs fit a 1 MiB L2), 512 (1 MiB: L3),
 //         4096 (64 MiB) and 8192 (256 MiB): out of cache
 //   Split/FLOAT[N,8]/axis1/4   small blocks: N rows x 4 blocks of 2 floats (8 bytes)
 //   Split/INT4[R,C]/axis1/...  packed 4-bit, sizes that put the boundaries mid-byte
@@ -17,6 +18,8 @@
 #include <benchmark/benchmark.h>
 #include <tensorcast/tensorcast.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +48,14 @@ struct Buffer {
 std::string SizeName(size_t bytes) {
   return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + "MiB"
                                     : std::to_string(bytes >> 10) + "KiB";
+}
+
+// Seconds for `n` back-to-back calls of f.
+template <typename F>
+double BatchSeconds(const F& f, size_t n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < n; ++i) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Source filled with a byte pattern, outputs allocated and touched up front (no page
@@ -82,6 +93,28 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(src_bytes + out_bytes));
+  // x_memcpy: memcpy time of the same bytes (source size, into one buffer) divided by the
+  // Split time, both the best of 7 interleaved batches of >= 2 ms, so load changes on a
+  // shared machine hit both alike. > 1 means Split is faster than memcpy.
+  Buffer copy_dst(src_bytes, uint8_t{1});
+  const auto split_once = [&] {
+    (void)tensorcast::Split(src.data, type, shape.data(), shape.size(), axis, sizes.data(),
+                            sizes.size(), ptrs.data());
+    benchmark::DoNotOptimize(ptrs.data());
+    benchmark::ClobberMemory();
+  };
+  const auto memcpy_once = [&] {
+    std::memcpy(copy_dst.data, src.data, src_bytes);
+    benchmark::DoNotOptimize(copy_dst.data);
+    benchmark::ClobberMemory();
+  };
+  const size_t batch = std::max<size_t>(1, (size_t{16} << 20) / (src_bytes + 1));
+  double best_split = 1e30, best_memcpy = 1e30;
+  for (int rep = 0; rep < 7; ++rep) {
+    best_split = std::min(best_split, BatchSeconds(split_once, batch));
+    best_memcpy = std::min(best_memcpy, BatchSeconds(memcpy_once, batch));
+  }
+  state.counters["x_memcpy"] = best_memcpy / best_split;
 }
 
 void BM_Memcpy(benchmark::State& state, size_t bytes) {
@@ -97,7 +130,7 @@ void BM_Memcpy(benchmark::State& state, size_t bytes) {
 
 const bool kRegistered = [] {
   std::vector<size_t> memcpy_sizes;
-  for (int64_t n : {256, 512, 4096, 8192}) {
+  for (int64_t n : {128, 256, 512, 4096, 8192}) {
     const std::string shape = "FLOAT[" + std::to_string(n) + "," + std::to_string(n) + "]";
     const std::vector<int64_t> quarters(4, n / 4);
     for (int64_t axis : {0, 1}) {
