@@ -19,14 +19,23 @@ const KernelRow* SubbyteKernelRows(size_t* count);
 
 namespace {
 
+constexpr size_t kCodes = static_cast<size_t>(kMaxDataTypeCode) + 1;
+
 struct Table {
   std::vector<KernelRow> rows;
+  // by_pair[src][dst]: the first row of the pair (a direct lookup per Cast call; the
+  // linear scan over ~190 rows it replaces cost ~70 ns per call).
+  CastKernel by_pair[kCodes][kCodes] = {};
   Table() {
     for (auto* family : {&FloatKernelRows, &IntKernelRows, &IntFloatKernelRows, &Float8KernelRows,
                           &SubbyteKernelRows}) {
       size_t n = 0;
       const KernelRow* r = family(&n);
       rows.insert(rows.end(), r, r + n);
+    }
+    for (const KernelRow& row : rows) {
+      CastKernel& slot = by_pair[static_cast<size_t>(row.src)][static_cast<size_t>(row.dst)];
+      if (slot == nullptr) slot = row.kernel;
     }
   }
 };
@@ -44,10 +53,9 @@ const KernelRow* KernelRows(size_t* count) {
 }
 
 CastKernel FindKernel(DataType src, DataType dst) {
-  for (const KernelRow& row : GetTable().rows) {
-    if (row.src == src && row.dst == dst) return row.kernel;
-  }
-  return nullptr;
+  const auto s = static_cast<size_t>(src), d = static_cast<size_t>(dst);
+  if (s >= kCodes || d >= kCodes) return nullptr;
+  return GetTable().by_pair[s][d];
 }
 
 namespace {
