@@ -382,9 +382,63 @@ TEST(StringToNumber, Float32CorrectRounding) {
   const std::string tie = "1.000000059604644775390625";
   EXPECT_EQ(Hex(Parse1(tie + std::string(734, '0') + "1", DT::kFloat)), Hex(0x3F800001));
   EXPECT_EQ(Hex(Parse1(tie + std::string(734, '0'), DT::kFloat)), Hex(0x3F800000));
+  // More digits than are kept (800): the dropped 1 stays beyond the kept zeros (it once
+  // landed right after "101046", giving 1010461000-ish instead of 1010460032).
+  EXPECT_EQ(Hex(Parse1(tie + std::string(900, '0') + "1", DT::kFloat)), Hex(0x3F800001));
+  EXPECT_EQ(Hex(Parse1("-1.01046" + std::string(900, '0') + "1e9", DT::kFloat)), Hex(0xCE70E996));
+  EXPECT_EQ(Hex(Parse1("1.01046" + std::string(900, '0') + "1e9", DT::kDouble)),
+            Hex(0x41CE1D32B0000000ull));  // 1010460000 exactly: the 1 is far below an ulp
   EXPECT_EQ(Hex(Parse1("0." + std::string(499, '0') + "1e500", DT::kFloat)), Hex(0x3F800000));
   EXPECT_EQ(Hex(Parse1("1" + std::string(500, '0') + "e-500", DT::kFloat)), Hex(0x3F800000));
   EXPECT_EQ(Hex(Parse1("1" + std::string(500, '0') + "e-500", DT::kInt32)), Hex(1));
+}
+
+// Independent oracle: glibc's strtof is correctly rounded for every input. Random
+// float32 values are written as the exact decimal of the midpoint to a neighbour, of
+// the doubles next to that midpoint, and with a 1 appended far beyond it; plus random
+// short digit strings with random exponents. This covers both the exact big-integer
+// comparison and the fast path of the decimal -> round-to-odd conversion.
+TEST(StringToNumber, Float32MatchesStrtofNearTiesAndOnRandomText) {
+  uint64_t state = 0x243F6A8885A308D3ull;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 11;
+  };
+  Strings texts;
+  char buf[1200];
+  for (int i = 0; i < 4000; ++i) {
+    // A finite float32 with a random exponent, both signs, and its upper neighbour.
+    uint32_t u = static_cast<uint32_t>(next()) & 0x7F7FFFFFu;
+    if (i % 2) u |= 0x80000000u;
+    float f;
+    std::memcpy(&f, &u, 4);
+    const double lo = f, hi = std::nextafter(f, std::copysign(INFINITY, f));
+    const double mid = lo + (hi - lo) / 2;  // exact: float32 midpoints fit a double
+    for (double x : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 2 * mid), lo}) {
+      std::snprintf(buf, sizeof(buf), "%.1100e", x);  // exact (all dyadic digits)
+      texts.emplace_back(buf);
+    }
+    std::snprintf(buf, sizeof(buf), "%.1100e", mid);
+    std::string t = buf;
+    const size_t e = t.find('e');
+    texts.push_back(t.substr(0, e) + "1" + t.substr(e));  // just beyond the tie
+    // Random digits (1..20) and exponent.
+    std::string digits = std::to_string(next() % 10 + (i % 3 == 0 ? 0 : 1));
+    const int nd = static_cast<int>(next() % 20);
+    for (int k = 0; k < nd; ++k) digits += static_cast<char>('0' + next() % 10);
+    texts.push_back(digits + "e" + std::to_string(static_cast<int>(next() % 90) - 60));
+  }
+  std::vector<float> got(texts.size());
+  ASSERT_TRUE(Cast(texts.data(), DT::kString, got.data(), DT::kFloat, texts.size()).ok());
+  size_t wrong = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const float want = std::strtof(texts[i].c_str(), nullptr);
+    if (Bits(got[i]) != Bits(want) && ++wrong <= 5) {
+      ADD_FAILURE() << '"' << texts[i].substr(0, 40) << "..." << texts[i].substr(texts[i].size() - 12) << "\" -> " << Hex(Bits(got[i]))
+                    << ", strtof " << Hex(Bits(want));
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << texts.size();
 }
 
 TEST(StringToNumber, Float64) {

@@ -295,9 +295,11 @@ bool ParseDecimal(std::string_view text, Decimal* out) {
     if (eneg) exponent = -exponent;
   }
   if (i != s.size()) return false;
-  // Trailing zeros of the kept digits only change the scale.
+  // Trailing zeros of the kept digits only change the scale. Not when digits were
+  // dropped: the sticky digit stands just after the last kept digit position (beyond
+  // every double's significant digits), so those zeros must stay in front of it.
   int64_t trailing = 0;
-  while (d.len > 0 && d.digits[d.len - 1] == '0') {
+  while (!d.sticky && d.len > 0 && d.digits[d.len - 1] == '0') {
     --d.len;
     ++trailing;
   }
@@ -334,10 +336,22 @@ Exact DecimalToExact(const Decimal& d) {
     bits = 1;  // the smallest subnormal: odd, and below every target's half-ulp
   } else {
     std::memcpy(&bits, &v, sizeof(bits));
-    const int c = CompareDecimalWithDouble(d, v);
-    if (c != 0) {
-      if (c < 0) --bits;  // truncate toward zero: the double just below |decimal|
-      bits |= 1;          // round to odd
+    // Fast path (no big-integer comparison): every value and every rounding midpoint of
+    // a format with at most 24 significant bits is a double whose low 28 mantissa bits
+    // are zero. When v - ulp, v and v + ulp all have non-zero low 28 bits (and v is a
+    // normal double), the decimal's round-to-odd double (one of those three) lies in the
+    // same open interval between such points as v | 1, so both round alike in every
+    // such format and round_mode. Otherwise compare exactly.
+    constexpr uint64_t kLow = (uint64_t{1} << 28) - 1;
+    const uint64_t low = bits & kLow;
+    if (low >= 2 && low <= kLow - 1 && (bits >> 52) != 0) {
+      bits |= 1;
+    } else {
+      const int c = CompareDecimalWithDouble(d, v);
+      if (c != 0) {
+        if (c < 0) --bits;  // truncate toward zero: the double just below |decimal|
+        bits |= 1;          // round to odd
+      }
     }
   }
   double r;

@@ -40,10 +40,13 @@ bool ParseDecimal(std::string_view text, Decimal* out);
 // The double nearest to the decimal (ties to even); overflow -> +-Inf, underflow -> +-0.
 double DecimalToDouble(const Decimal& d);
 
-// The exact value of the decimal rounded to double *to odd*: exact values stay
-// exact, inexact ones get the odd neighbour. One later rounding to any format with
-// at most 51 significant bits (float32, float16, bfloat16, float8, float4, e8m0 in
-// every round_mode) is then the correct rounding of the decimal text itself.
+// A double that rounds like the decimal text itself in every format of at most 24
+// significant bits (float32, float16, bfloat16, float8, float4, e8m0) and every
+// round_mode: the decimal rounded to double *to odd* (exact values stay exact, inexact
+// ones get the odd neighbour), or, when that double is known to be more than one ulp
+// away from every value and midpoint of such formats, its nearest double with the low
+// bit set (no big-integer comparison needed). One later rounding to such a format is
+// then the correct rounding of the decimal text.
 Exact DecimalToExact(const Decimal& d);
 
 // Truncation toward zero, saturated to a `bits`-wide integer; NaN -> 0.
