@@ -8,6 +8,9 @@
 #                              libraries if missing, cross-build (build-aarch64) and run the
 #                              GoogleTest suites under qemu for NEON, SVE, SVE2, SVE2_128, SVE_256
 #   tools/dev.sh build         install what is missing, build only
+#   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
+#                              numpy and matplotlib from PyPI into build/peers-venv if missing,
+#                              run bench/peers.py ARGS (writes bench/results/peers.{md,png})
 # Missing Debian packages are installed with apt-get (as root, or through sudo).
 # Python packages for the differential test (onnx, ml_dtypes, numpy) go into a
 # virtual environment under build/pyenv, installed from PyPI on first use.
@@ -16,7 +19,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-packages=(cmake g++ make ccache libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev
+packages=(cmake g++ make ccache pkgconf libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev
           libonnx-dev libprotobuf-dev python3 python3-venv)
 
 install_missing() {
@@ -68,6 +71,17 @@ build() {
   cmake --build --preset release
 }
 
+# Peer benchmark: tensorcast (C API via ctypes) vs ONNX Runtime, ml_dtypes and numpy.
+peers() {
+  install_missing
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake --preset release "${launcher[@]}" >/dev/null
+  cmake --build --preset release --target tensorcast_c
+  TENSORCAST_PIP_PACKAGES="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 matplotlib" \
+    exec tools/python-env.sh build/peers-venv bench/peers.py --lib build/lib/libtensorcast_c.so "$@"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -78,6 +92,7 @@ case "$cmd" in
     ctest --preset release "$@"
     [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || test_aarch64 ;;
   test-aarch64) test_aarch64 "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build" >&2
+  peers) peers "$@" ;;
+  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build | peers [args]" >&2
      exit 2 ;;
 esac

@@ -6,9 +6,6 @@
 #include "tensorcast/data_type.h"  // IWYU pragma: export
 #include "tensorcast/status.h"     // IWYU pragma: export
 #include "tensorcast/split.h"      // IWYU pragma: export
-
-#define TENSORCAST_VERSION_MAJOR 0
-#define TENSORCAST_VERSION_MINOR 1
-#define TENSORCAST_VERSION_PATCH 0
+#include "tensorcast/version.h"    // IWYU pragma: export (generated from the project() version)
 
 #endif  // TENSORCAST_TENSORCAST_H_

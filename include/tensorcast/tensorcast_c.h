@@ -1,0 +1,283 @@
+/* tensorcast/tensorcast_c.h: the C API of tensorcast, a stable ABI for C and for FFI
+ * users (Python ctypes, Rust, Go, ...). Plain C99; usable from C++ too.
+ *
+ * Library: the functions live in the shared library tensorcast_c (libtensorcast_c.so,
+ * CMake target tensorcast::tensorcast_c, pkg-config module tensorcast_c). It is built
+ * whatever BUILD_SHARED_LIBS says, contains the C++ library, and exports only the tc_
+ * symbols, so it can be dlopen()ed on its own. The C++ library (tensorcast::tensorcast)
+ * does not contain these functions: link tensorcast_c to use them.
+ *
+ *   #include <tensorcast/tensorcast_c.h>
+ *   float src[2] = {1.0f, 448.0f};
+ *   uint8_t dst[2];
+ *   char msg[256];
+ *   tc_error err = TC_ERROR_INIT(msg, sizeof msg);
+ *   if (tc_cast(src, TC_TYPE_FLOAT, dst, TC_TYPE_FLOAT8E4M3FN, 2, 1, TC_ROUND_UP, &err) != TC_OK)
+ *     fprintf(stderr, "%s: %s\n", tc_status_name(err.code), msg);
+ *   // dst = {0x38, 0x7E}
+ *
+ * Conventions (every function):
+ * - Element types are int32_t ONNX TensorProto.DataType codes (tc_data_type below; the
+ *   same values as tensorcast::DataType). Numeric buffers hold the library's storage:
+ *   little-endian, INT4/UINT4/FLOAT4E2M1 packed two per byte and INT2/UINT2 four per
+ *   byte, element 0 in the low bits, zero padding in a last partial byte; BOOL is one
+ *   byte (0 or 1) per element. tc_storage_bytes() gives the size of a buffer.
+ * - STRING elements: see "Strings" below. No C++ type crosses this interface.
+ * - Status: functions that can fail return a tc_status code (TC_OK = 0) as int; the
+ *   codes are those of tensorcast::StatusCode plus the C-only TC_BUFFER_TOO_SMALL.
+ * - Errors: every such function takes an optional `tc_error* err` (NULL: no details).
+ *   It receives the code, the number of elements written before a bad string element
+ *   (TC_PARSE_ERROR; 0 otherwise) and, when err->message is not NULL and
+ *   err->message_capacity > 0, the message in the caller's buffer: cut to
+ *   message_capacity - 1 bytes and always NUL-terminated ("" on success).
+ *   err->message_length is the full length of the message, so a cut can be detected.
+ * - Never throws, aborts or prints. Out of memory inside the library is TC_INTERNAL.
+ *   Argument errors are detected before anything is written.
+ * - Reentrant and thread-safe: no global state; callers own every buffer.
+ * - Text arguments are (pointer, length) pairs; a length of TC_NUL_TERMINATED means
+ *   the text is NUL-terminated.
+ *
+ * Strings (STRING = 8):
+ * - Inputs are arrays of tc_string_view {data, size}: the bytes need not be
+ *   NUL-terminated, data may be NULL when size is 0. The library only reads them during
+ *   the call.
+ * - tc_cast/tc_cast_like to STRING write into a caller-owned tc_string_arena (pass its
+ *   address as `dst`): the text of element i is copied into arena->data, followed by a
+ *   NUL byte, and arena->views[i] points at it (size without the NUL). arena->size
+ *   receives the bytes used. When the arena is too small the call returns
+ *   TC_BUFFER_TOO_SMALL, sets arena->size to the bytes required and writes nothing
+ *   else: allocate that much and call again (capacity 0 with data NULL is a valid size
+ *   query). The views point into the caller's arena; nothing has to be freed.
+ * - tc_split of STRING copies the views themselves (16 bytes each on 64-bit systems):
+ *   the outputs point into the same bytes as the source views, no text is copied, so
+ *   the source bytes must outlive the outputs.
+ *
+ * Versioning: TENSORCAST_VERSION_MAJOR/MINOR/PATCH (tensorcast/version.h) are the
+ * version of the headers, tc_version() that of the library loaded at run time. Within
+ * one major version (while the major version is 0: one minor version) functions and
+ * types may be added, but no existing signature, struct layout or constant changes.
+ */
+#ifndef TENSORCAST_TENSORCAST_C_H_
+#define TENSORCAST_TENSORCAST_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tensorcast/version.h"
+
+#if defined(_WIN32)
+#if defined(TENSORCAST_C_BUILDING)
+#define TC_API __declspec(dllexport)
+#else
+#define TC_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define TC_API __attribute__((visibility("default")))
+#else
+#define TC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ONNX TensorProto.DataType codes. Functions take them as int32_t. */
+typedef enum tc_data_type {
+  TC_TYPE_UNDEFINED = 0,
+  TC_TYPE_FLOAT = 1,
+  TC_TYPE_UINT8 = 2,
+  TC_TYPE_INT8 = 3,
+  TC_TYPE_UINT16 = 4,
+  TC_TYPE_INT16 = 5,
+  TC_TYPE_INT32 = 6,
+  TC_TYPE_INT64 = 7,
+  TC_TYPE_STRING = 8, /* tc_string_view elements (tc_string_arena as a Cast target) */
+  TC_TYPE_BOOL = 9,   /* one byte per element, 0 or 1 */
+  TC_TYPE_FLOAT16 = 10,
+  TC_TYPE_DOUBLE = 11,
+  TC_TYPE_UINT32 = 12,
+  TC_TYPE_UINT64 = 13,
+  TC_TYPE_COMPLEX64 = 14,  /* Split only: Cast does not accept complex types */
+  TC_TYPE_COMPLEX128 = 15, /* Split only */
+  TC_TYPE_BFLOAT16 = 16,
+  TC_TYPE_FLOAT8E4M3FN = 17,
+  TC_TYPE_FLOAT8E4M3FNUZ = 18,
+  TC_TYPE_FLOAT8E5M2 = 19,
+  TC_TYPE_FLOAT8E5M2FNUZ = 20,
+  TC_TYPE_UINT4 = 21,      /* packed two per byte, element 2k in the low nibble */
+  TC_TYPE_INT4 = 22,       /* packed two per byte, two's complement */
+  TC_TYPE_FLOAT4E2M1 = 23, /* packed two per byte */
+  TC_TYPE_FLOAT8E8M0 = 24,
+  TC_TYPE_UINT2 = 25, /* packed four per byte, element 0 in bits 0-1 */
+  TC_TYPE_INT2 = 26   /* packed four per byte, two's complement */
+} tc_data_type;
+
+#define TC_MAX_TYPE_CODE 26
+
+/* Status codes, returned as int. 0..5 are tensorcast::StatusCode. */
+typedef enum tc_status {
+  TC_OK = 0,
+  TC_INVALID_ARGUMENT = 1,  /* null pointer, unknown type code, bad option, bad Split sizes */
+  TC_UNSUPPORTED = 2,       /* a type or pair the operation does not accept (complex in Cast) */
+  TC_PARSE_ERROR = 3,       /* a string element that is not a number; see elements_written */
+  TC_OVERFLOW = 4,          /* a byte count that does not fit in size_t */
+  TC_INTERNAL = 5,          /* out of memory, or a bug */
+  TC_BUFFER_TOO_SMALL = 6   /* C API only: a tc_string_arena too small; see arena->size */
+} tc_status;
+
+/* Cast-24 `round_mode`, for FLOAT8E8M0 targets (ignored by other targets). */
+typedef enum tc_round_mode { TC_ROUND_UP = 0, TC_ROUND_DOWN = 1, TC_ROUND_NEAREST = 2 } tc_round_mode;
+
+/* Length argument meaning "the text is NUL-terminated". */
+#define TC_NUL_TERMINATED ((size_t)-1)
+
+/* Error details, owned by the caller. Set message/message_capacity (or use
+ * TC_ERROR_INIT); the library fills in the rest on every call that takes it. */
+typedef struct tc_error {
+  int code;                /* out: the returned status */
+  size_t elements_written; /* out: TC_PARSE_ERROR: elements converted before the bad one */
+  size_t message_length;   /* out: length of the full message, without the NUL */
+  char* message;           /* in: buffer for the message, or NULL */
+  size_t message_capacity; /* in: bytes at message, NUL included */
+} tc_error;
+
+#define TC_ERROR_INIT(buffer, capacity) {TC_OK, 0, 0, (buffer), (capacity)}
+
+/* One string element: `size` bytes at `data` (no NUL needed; data may be NULL if size 0). */
+typedef struct tc_string_view {
+  const char* data;
+  size_t size;
+} tc_string_view;
+
+/* Caller-owned output of a Cast to STRING (see "Strings" above). */
+typedef struct tc_string_arena {
+  char* data;            /* in: byte buffer (may be NULL when capacity is 0) */
+  size_t capacity;       /* in: bytes at data */
+  tc_string_view* views; /* in: array of `count` views, filled in on success */
+  size_t size;           /* out: bytes used (TC_OK) or required (TC_BUFFER_TOO_SMALL) */
+} tc_string_arena;
+
+/* ---- Version ---------------------------------------------------------------- */
+
+/* The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 -> 100). */
+TC_API uint32_t tc_version(void);
+/* "MAJOR.MINOR.PATCH", static storage. */
+TC_API const char* tc_version_string(void);
+
+/* ---- Cast / CastLike -------------------------------------------------------- */
+
+/* ONNX Cast (Cast-25 semantics, see README.md): converts `count` elements of `src_type`
+ * at `src` into `dst_type` at `dst`. saturate: non-zero = true (float8 targets).
+ * round_mode: a tc_round_mode (FLOAT8E8M0 targets; validated for every target).
+ * STRING: src is an array of `count` tc_string_view; dst is a tc_string_arena* whose
+ * views array has `count` entries. Numeric src and dst must not overlap unless they
+ * are the same pointer with the same type.
+ * Errors: TC_INVALID_ARGUMENT (unknown type code, round_mode outside 0..2, src or dst
+ * NULL with count > 0, a view with NULL data and size > 0, an arena with NULL views, or
+ * NULL data and capacity > 0, overlapping buffers), TC_UNSUPPORTED (complex types),
+ * TC_OVERFLOW (byte count), TC_PARSE_ERROR (a string that is not a number: elements
+ * before it are written, err->elements_written says how many), TC_BUFFER_TOO_SMALL. */
+TC_API int tc_cast(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                   int saturate, int round_mode, tc_error* err);
+
+/* ONNX CastLike: Cast to the element type of a second tensor, `like_type` (its values
+ * and shape are not used). round_mode is honoured. Same buffers and errors as tc_cast. */
+TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t like_type,
+                        size_t count, int saturate, int round_mode, tc_error* err);
+
+/* Checks that Cast (cast_like = 0) or CastLike (non-zero) of `opset` accepts the pair:
+ * TC_UNSUPPORTED for a type the opset lacks or an opset outside Cast 1-25 / CastLike
+ * 15-25, TC_INVALID_ARGUMENT for an unknown type code. */
+TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, int cast_like,
+                               tc_error* err);
+
+/* ---- Split ------------------------------------------------------------------ */
+
+/* ONNX Split: splits `src` (element type `type`, shape shape[0..rank)) along `axis`
+ * (negative counts from the back) into `num_outputs` tensors whose extents along the
+ * axis are sizes[0..num_outputs). outputs[i] is a caller-owned buffer of
+ * tc_storage_bytes(type, elements of output i) bytes; packed outputs start at bit 0.
+ * An output with zero elements is not touched (its pointer may be NULL). Every type
+ * code 1..26 is accepted. STRING: src and outputs are tc_string_view arrays; the views
+ * are copied, not the bytes they point to. Buffers must not overlap.
+ * Errors (nothing is written): TC_INVALID_ARGUMENT for rank 0, NULL shape / sizes /
+ * outputs, NULL src or outputs[i] for a non-empty tensor, a negative dimension, axis
+ * outside [-rank, rank-1], num_outputs 0, a negative size, sizes not summing to the
+ * axis length, an unknown type code; TC_OVERFLOW for counts beyond size_t. */
+TC_API int tc_split(const void* src, int32_t type, const int64_t* shape, size_t rank, int64_t axis,
+                    const int64_t* sizes, size_t num_outputs, void* const* outputs, tc_error* err);
+
+/* The attributes and inputs of a Split node that decide the output sizes (the C form
+ * of tensorcast::SplitAttributes; start from TC_SPLIT_ATTRIBUTES_INIT). */
+typedef struct tc_split_attributes {
+  int opset;            /* model opset of the default domain (>= 1) */
+  int64_t axis;         /* `axis` attribute (default 0) */
+  int has_split;        /* non-zero: `split` (attribute or input) is present */
+  const int64_t* split; /* its split_count values (read only when has_split) */
+  size_t split_count;
+  int has_num_outputs; /* non-zero: `num_outputs` attribute present (opset >= 18) */
+  int64_t num_outputs;
+  size_t output_count; /* outputs of the node (>= 1): entries written to sizes_out */
+} tc_split_attributes;
+
+#define TC_SPLIT_ATTRIBUTES_INIT {18, 0, 0, NULL, 0, 0, 0, 0}
+
+/* Writes the extent of each output along the axis to sizes_out[0..output_count) for an
+ * input of shape shape[0..rank), by the rules of the Split version that `opset` runs
+ * (1, 2, 11, 13, 18; the table in tensorcast/split.h). A TC_OK result can be passed to
+ * tc_split with attrs->axis and attrs->output_count. Errors: TC_INVALID_ARGUMENT (bad
+ * or inconsistent attributes, shape or axis, NULL pointers), TC_UNSUPPORTED (opset < 1).
+ * Nothing is written on error. */
+TC_API int tc_split_sizes(const tc_split_attributes* attrs, const int64_t* shape, size_t rank,
+                          int64_t* sizes_out, tc_error* err);
+
+/* The Split-18 `num_outputs` rule alone: `dim` (>= 0) into `num_outputs` (>= 1) parts of
+ * ceil(dim / num_outputs), the last non-empty part takes the rest, later parts are empty
+ * (7 into 3 -> 3,3,1; 5 into 4 -> 2,2,1,0). Writes sizes_out[0..num_outputs). */
+TC_API int tc_split_sizes_from_num_outputs(int64_t dim, size_t num_outputs, int64_t* sizes_out,
+                                           tc_error* err);
+
+/* The Split version that `opset` runs: 1, 2, 11, 13 or 18; 0 when opset < 1. */
+TC_API int tc_split_version(int opset);
+
+/* ---- Types, names, sizes ---------------------------------------------------- */
+
+/* The ONNX name of a type code ("FLOAT", "FLOAT8E4M3FN", "INT4", ...), static storage;
+ * NULL for 0 (UNDEFINED) and unknown codes. */
+TC_API const char* tc_type_name(int32_t type);
+
+/* Parses a type name: the ONNX name in any case, "tensor(float8e4m3fn)", the numeric
+ * code ("17") or the numpy spellings float16/float32/float64/bool_; surrounding ASCII
+ * spaces are ignored. `length` bytes at `text`, or TC_NUL_TERMINATED. Writes *out only
+ * on success. Errors: TC_INVALID_ARGUMENT (unknown name, "0", NULL out or text). */
+TC_API int tc_parse_type(const char* text, size_t length, int32_t* out, tc_error* err);
+
+/* Bits per element: 1..128 for numeric types and BOOL (8), 4 for INT4/UINT4/FLOAT4E2M1,
+ * 2 for INT2/UINT2; 0 for STRING, 0 (UNDEFINED) and unknown codes. */
+TC_API int tc_bit_width(int32_t type);
+
+/* Bytes of a buffer of `count` elements: ceil(count * bits / 8) for numeric types,
+ * count * sizeof(tc_string_view) for STRING (the view arrays of tc_split and of Cast
+ * sources). Errors: TC_INVALID_ARGUMENT (unknown type code, NULL bytes),
+ * TC_OVERFLOW (does not fit in size_t). */
+TC_API int tc_storage_bytes(int32_t type, size_t count, size_t* bytes, tc_error* err);
+
+/* Parses a `round_mode` attribute: "up", "down" or "nearest" (exact spelling) into a
+ * tc_round_mode. Errors: TC_INVALID_ARGUMENT. */
+TC_API int tc_parse_round_mode(const char* text, size_t length, int* out, tc_error* err);
+
+/* "up", "down", "nearest"; NULL for a value outside 0..2. */
+TC_API const char* tc_round_mode_name(int round_mode);
+
+/* "OK", "INVALID_ARGUMENT", "UNSUPPORTED", "PARSE_ERROR", "OVERFLOW", "INTERNAL",
+ * "BUFFER_TOO_SMALL"; NULL for an unknown code. */
+TC_API const char* tc_status_name(int status);
+
+/* The Highway target the bulk kernels dispatch to on this CPU ("AVX3", "NEON", ...). */
+TC_API const char* tc_active_target(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TENSORCAST_TENSORCAST_C_H_ */

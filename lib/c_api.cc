@@ -1,0 +1,373 @@
+// The C API (include/tensorcast/tensorcast_c.h) over the public C++ API. Built into the
+// shared library tensorcast_c only. Every entry point is noexcept and catches
+// everything: no C++ exception and no C++ type crosses the boundary.
+#include "tensorcast/tensorcast_c.h"
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tensorcast/cast.h"
+#include "tensorcast/data_type.h"
+#include "tensorcast/split.h"
+#include "tensorcast/status.h"
+
+namespace {
+
+using tensorcast::CastOptions;
+using tensorcast::DataType;
+using tensorcast::RoundMode;
+using tensorcast::Status;
+using tensorcast::StatusCode;
+
+// The C codes are the C++ enumerators.
+static_assert(TC_OK == static_cast<int>(StatusCode::kOk));
+static_assert(TC_INVALID_ARGUMENT == static_cast<int>(StatusCode::kInvalidArgument));
+static_assert(TC_UNSUPPORTED == static_cast<int>(StatusCode::kUnsupported));
+static_assert(TC_PARSE_ERROR == static_cast<int>(StatusCode::kParseError));
+static_assert(TC_OVERFLOW == static_cast<int>(StatusCode::kOverflow));
+static_assert(TC_INTERNAL == static_cast<int>(StatusCode::kInternal));
+static_assert(TC_ROUND_UP == static_cast<int>(RoundMode::kUp));
+static_assert(TC_ROUND_DOWN == static_cast<int>(RoundMode::kDown));
+static_assert(TC_ROUND_NEAREST == static_cast<int>(RoundMode::kNearest));
+static_assert(TC_MAX_TYPE_CODE == tensorcast::kMaxDataTypeCode);
+#define TC_CHECK_TYPE(c, cc) static_assert(TC_TYPE_##c == static_cast<int>(DataType::cc));
+TC_CHECK_TYPE(UNDEFINED, kUndefined)
+TC_CHECK_TYPE(FLOAT, kFloat)
+TC_CHECK_TYPE(UINT8, kUint8)
+TC_CHECK_TYPE(INT8, kInt8)
+TC_CHECK_TYPE(UINT16, kUint16)
+TC_CHECK_TYPE(INT16, kInt16)
+TC_CHECK_TYPE(INT32, kInt32)
+TC_CHECK_TYPE(INT64, kInt64)
+TC_CHECK_TYPE(STRING, kString)
+TC_CHECK_TYPE(BOOL, kBool)
+TC_CHECK_TYPE(FLOAT16, kFloat16)
+TC_CHECK_TYPE(DOUBLE, kDouble)
+TC_CHECK_TYPE(UINT32, kUint32)
+TC_CHECK_TYPE(UINT64, kUint64)
+TC_CHECK_TYPE(COMPLEX64, kComplex64)
+TC_CHECK_TYPE(COMPLEX128, kComplex128)
+TC_CHECK_TYPE(BFLOAT16, kBfloat16)
+TC_CHECK_TYPE(FLOAT8E4M3FN, kFloat8E4M3FN)
+TC_CHECK_TYPE(FLOAT8E4M3FNUZ, kFloat8E4M3FNUZ)
+TC_CHECK_TYPE(FLOAT8E5M2, kFloat8E5M2)
+TC_CHECK_TYPE(FLOAT8E5M2FNUZ, kFloat8E5M2FNUZ)
+TC_CHECK_TYPE(UINT4, kUint4)
+TC_CHECK_TYPE(INT4, kInt4)
+TC_CHECK_TYPE(FLOAT4E2M1, kFloat4E2M1)
+TC_CHECK_TYPE(FLOAT8E8M0, kFloat8E8M0)
+TC_CHECK_TYPE(UINT2, kUint2)
+TC_CHECK_TYPE(INT2, kInt2)
+#undef TC_CHECK_TYPE
+
+// Split of STRING moves tc_string_view objects bit for bit: as the valid type whose
+// elements have the same size (no byte of the text is touched).
+constexpr DataType kViewType =
+    sizeof(tc_string_view) == 16 ? DataType::kComplex128 : DataType::kUint64;
+static_assert(sizeof(tc_string_view) == 16 || sizeof(tc_string_view) == 8);
+
+// Fills `err` (if any). `message` need not be NUL-terminated.
+int Fill(tc_error* err, int code, const char* message, size_t length,
+         size_t elements_written) noexcept {
+  if (err == nullptr) return code;
+  err->code = code;
+  err->elements_written = elements_written;
+  err->message_length = length;
+  if (err->message != nullptr && err->message_capacity > 0) {
+    const size_t n = length < err->message_capacity - 1 ? length : err->message_capacity - 1;
+    if (n > 0) std::memcpy(err->message, message, n);
+    err->message[n] = '\0';
+  }
+  return code;
+}
+
+int Fail(tc_error* err, int code, const char* message) noexcept {
+  return Fill(err, code, message, std::strlen(message), 0);
+}
+
+int Report(const Status& s, tc_error* err) noexcept {
+  return Fill(err, static_cast<int>(s.code()), s.message().data(), s.message().size(),
+              s.elements_written());
+}
+
+// Runs `body` (returning int), turning any exception into TC_INTERNAL.
+template <class Body>
+int Guard(tc_error* err, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(err, TC_INTERNAL, "out of memory");
+  } catch (...) {
+    return Fail(err, TC_INTERNAL, "unexpected exception");
+  }
+}
+
+// (text, length) with TC_NUL_TERMINATED; false when text is null with a length.
+bool TextView(const char* text, size_t length, std::string_view* out) {
+  if (text == nullptr) {
+    if (length != 0 && length != TC_NUL_TERMINATED) return false;
+    *out = std::string_view();
+    return true;
+  }
+  *out = length == TC_NUL_TERMINATED ? std::string_view(text) : std::string_view(text, length);
+  return true;
+}
+
+// Cast where one side is STRING: the views become std::string objects, the results are
+// copied into the arena. Argument checks come first, so nothing is written on error.
+int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t count,
+                const CastOptions& options, tc_error* err) {
+  // Types and options alone (count 0 validates them and touches nothing).
+  Status s = tensorcast::Cast(nullptr, st, nullptr, dt, 0, options);
+  if (!s.ok()) return Report(s, err);
+  const bool from_string = st == DataType::kString;
+  const bool to_string = dt == DataType::kString;
+  auto* arena = to_string ? static_cast<tc_string_arena*>(dst) : nullptr;
+  if (count == 0) {
+    if (arena != nullptr) arena->size = 0;
+    return Fill(err, TC_OK, "", 0, 0);
+  }
+  // Byte counts: the numeric side as the C++ API checks it, views of the STRING side.
+  size_t bytes = 0;
+  if (count > SIZE_MAX / sizeof(tc_string_view)) {
+    const std::string m = "byte count of " + std::to_string(count) +
+                          " STRING elements (tc_string_view) overflows size_t";
+    return Fill(err, TC_OVERFLOW, m.data(), m.size(), 0);
+  }
+  if (!from_string || !to_string) {
+    s = tensorcast::CheckedStorageBytes(from_string ? dt : st, count, &bytes);
+    if (!s.ok()) return Report(s, err);
+  }
+  if (src == nullptr) {
+    return Report(Status(StatusCode::kInvalidArgument,
+                         "src is null with count " + std::to_string(count)),
+                  err);
+  }
+  if (dst == nullptr) {
+    return Report(Status(StatusCode::kInvalidArgument,
+                         std::string(to_string ? "dst (tc_string_arena*)" : "dst") +
+                             " is null with count " + std::to_string(count)),
+                  err);
+  }
+  if (to_string) {
+    if (arena->views == nullptr) {
+      return Report(Status(StatusCode::kInvalidArgument,
+                           "arena->views is null with count " + std::to_string(count)),
+                    err);
+    }
+    if (arena->data == nullptr && arena->capacity > 0) {
+      return Report(Status(StatusCode::kInvalidArgument,
+                           "arena->data is null with capacity " +
+                               std::to_string(arena->capacity)),
+                    err);
+    }
+  }
+
+  std::vector<std::string> in;
+  const void* cpp_src = src;
+  if (from_string) {
+    const auto* views = static_cast<const tc_string_view*>(src);
+    for (size_t i = 0; i < count; ++i) {
+      if (views[i].data == nullptr && views[i].size != 0) {
+        return Report(Status(StatusCode::kInvalidArgument,
+                             "src[" + std::to_string(i) + "]: data is null with size " +
+                                 std::to_string(views[i].size)),
+                      err);
+      }
+    }
+    in.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      in.emplace_back(views[i].size == 0 ? std::string() : std::string(views[i].data, views[i].size));
+    }
+    cpp_src = in.data();
+  }
+  if (!to_string) return Report(tensorcast::Cast(cpp_src, st, dst, dt, count, options), err);
+
+  std::vector<std::string> out(count);
+  s = tensorcast::Cast(cpp_src, st, out.data(), dt, count, options);
+  if (!s.ok()) return Report(s, err);
+  size_t required = 0;
+  for (const std::string& text : out) {
+    if (__builtin_add_overflow(required, text.size() + 1, &required)) {
+      return Fail(err, TC_OVERFLOW, "the string results do not fit in size_t bytes");
+    }
+  }
+  arena->size = required;
+  if (required > arena->capacity) {
+    const std::string m = "string arena too small: " + std::to_string(required) +
+                          " bytes required, capacity " + std::to_string(arena->capacity);
+    return Fill(err, TC_BUFFER_TOO_SMALL, m.data(), m.size(), 0);
+  }
+  char* p = arena->data;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string& text = out[i];
+    if (!text.empty()) std::memcpy(p, text.data(), text.size());
+    p[text.size()] = '\0';
+    arena->views[i].data = p;
+    arena->views[i].size = text.size();
+    p += text.size() + 1;
+  }
+  return Fill(err, TC_OK, "", 0, 0);
+}
+
+int CastImpl(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+             int saturate, int round_mode, tc_error* err) {
+  CastOptions options;
+  options.saturate = saturate != 0;
+  // Any int is a value of the enum (fixed underlying type); Cast rejects those outside 0..2.
+  options.round_mode = static_cast<RoundMode>(round_mode);
+  const auto st = static_cast<DataType>(src_type);
+  const auto dt = static_cast<DataType>(dst_type);
+  if (st != DataType::kString && dt != DataType::kString) {
+    return Report(tensorcast::Cast(src, st, dst, dt, count, options), err);
+  }
+  return CastStrings(src, st, dst, dt, count, options, err);
+}
+
+}  // namespace
+
+extern "C" {
+
+TC_API uint32_t tc_version(void) { return TENSORCAST_VERSION_NUMBER; }
+
+TC_API const char* tc_version_string(void) { return TENSORCAST_VERSION_STRING; }
+
+TC_API int tc_cast(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                   int saturate, int round_mode, tc_error* err) {
+  return Guard(err, [&] {
+    return CastImpl(src, src_type, dst, dst_type, count, saturate, round_mode, err);
+  });
+}
+
+TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t like_type,
+                        size_t count, int saturate, int round_mode, tc_error* err) {
+  // CastLike is Cast to like_type (tensorcast::CastLike does exactly that).
+  return Guard(err, [&] {
+    return CastImpl(src, src_type, dst, like_type, count, saturate, round_mode, err);
+  });
+}
+
+TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, int cast_like,
+                               tc_error* err) {
+  return Guard(err, [&] {
+    return Report(tensorcast::CheckCastOpset(opset, static_cast<DataType>(from_type),
+                                             static_cast<DataType>(to_type), cast_like != 0),
+                  err);
+  });
+}
+
+TC_API int tc_split(const void* src, int32_t type, const int64_t* shape, size_t rank, int64_t axis,
+                    const int64_t* sizes, size_t num_outputs, void* const* outputs, tc_error* err) {
+  return Guard(err, [&] {
+    const auto t = static_cast<DataType>(type);
+    if (t != DataType::kString) {
+      return Report(tensorcast::Split(src, t, shape, rank, axis, sizes, num_outputs, outputs),
+                    err);
+    }
+    Status s = tensorcast::Split(src, kViewType, shape, rank, axis, sizes, num_outputs, outputs);
+    if (s.ok()) return Fill(err, TC_OK, "", 0, 0);
+    // Messages about byte counts name the stand-in type: say STRING instead.
+    std::string m = s.message();
+    const std::string stand_in = tensorcast::DataTypeName(kViewType);
+    for (size_t at = m.find(stand_in); at != std::string::npos; at = m.find(stand_in, at)) {
+      m.replace(at, stand_in.size(), "STRING");
+    }
+    return Fill(err, static_cast<int>(s.code()), m.data(), m.size(), 0);
+  });
+}
+
+TC_API int tc_split_sizes(const tc_split_attributes* attrs, const int64_t* shape, size_t rank,
+                          int64_t* sizes_out, tc_error* err) {
+  return Guard(err, [&] {
+    if (attrs == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "attrs is null");
+    tensorcast::SplitAttributes a;
+    a.opset = attrs->opset;
+    a.axis = attrs->axis;
+    a.has_split = attrs->has_split != 0;
+    a.split = attrs->split;
+    a.split_count = attrs->split_count;
+    a.has_num_outputs = attrs->has_num_outputs != 0;
+    a.num_outputs = attrs->num_outputs;
+    a.output_count = attrs->output_count;
+    return Report(tensorcast::SplitSizes(a, shape, rank, sizes_out), err);
+  });
+}
+
+TC_API int tc_split_sizes_from_num_outputs(int64_t dim, size_t num_outputs, int64_t* sizes_out,
+                                           tc_error* err) {
+  return Guard(err, [&] {
+    return Report(tensorcast::SplitSizesFromNumOutputs(dim, num_outputs, sizes_out), err);
+  });
+}
+
+TC_API int tc_split_version(int opset) { return tensorcast::SplitVersion(opset); }
+
+TC_API const char* tc_type_name(int32_t type) {
+  const auto t = static_cast<DataType>(type);
+  return tensorcast::IsValidDataType(t) ? tensorcast::DataTypeName(t) : nullptr;
+}
+
+TC_API int tc_parse_type(const char* text, size_t length, int32_t* out, tc_error* err) {
+  return Guard(err, [&] {
+    std::string_view view;
+    if (!TextView(text, length, &view)) return Fail(err, TC_INVALID_ARGUMENT, "text is null");
+    if (out == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "out is null");
+    DataType t = DataType::kUndefined;
+    Status s = tensorcast::ParseDataType(view, &t);
+    if (s.ok()) *out = static_cast<int32_t>(t);
+    return Report(s, err);
+  });
+}
+
+TC_API int tc_bit_width(int32_t type) { return tensorcast::BitWidth(static_cast<DataType>(type)); }
+
+TC_API int tc_storage_bytes(int32_t type, size_t count, size_t* bytes, tc_error* err) {
+  return Guard(err, [&] {
+    if (bytes == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "bytes is null");
+    if (type != TC_TYPE_STRING) {
+      return Report(tensorcast::CheckedStorageBytes(static_cast<DataType>(type), count, bytes),
+                    err);
+    }
+    size_t n = 0;
+    if (__builtin_mul_overflow(count, sizeof(tc_string_view), &n)) {
+      const std::string m = "byte count of " + std::to_string(count) +
+                            " STRING elements (tc_string_view) overflows size_t";
+      return Fill(err, TC_OVERFLOW, m.data(), m.size(), 0);
+    }
+    *bytes = n;
+    return Fill(err, TC_OK, "", 0, 0);
+  });
+}
+
+TC_API int tc_parse_round_mode(const char* text, size_t length, int* out, tc_error* err) {
+  return Guard(err, [&] {
+    std::string_view view;
+    if (!TextView(text, length, &view)) return Fail(err, TC_INVALID_ARGUMENT, "text is null");
+    if (out == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "out is null");
+    RoundMode mode = RoundMode::kUp;
+    Status s = tensorcast::ParseRoundMode(view, &mode);
+    if (s.ok()) *out = static_cast<int>(mode);
+    return Report(s, err);
+  });
+}
+
+TC_API const char* tc_round_mode_name(int round_mode) {
+  if (round_mode < TC_ROUND_UP || round_mode > TC_ROUND_NEAREST) return nullptr;
+  return tensorcast::RoundModeName(static_cast<RoundMode>(round_mode));
+}
+
+TC_API const char* tc_status_name(int status) {
+  if (status == TC_BUFFER_TOO_SMALL) return "BUFFER_TOO_SMALL";
+  if (status < TC_OK || status > TC_INTERNAL) return nullptr;
+  return tensorcast::StatusCodeName(static_cast<StatusCode>(status));
+}
+
+TC_API const char* tc_active_target(void) { return tensorcast::ActiveTargetName(); }
+
+}  // extern "C"

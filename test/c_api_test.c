@@ -1,0 +1,618 @@
+/* The C API (tensorcast/tensorcast_c.h) from C99: golden values from the ONNX spec /
+ * IEEE 754 / semantics.md, and every error path. A plain main(): each failed CHECK
+ * prints its line and the exit code is non-zero. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tensorcast/tensorcast_c.h"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    ++checks;                                                                \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                            \
+    }                                                                        \
+  } while (0)
+
+/* A call returning `expected`; err (filled by the call) must agree, and carry a message
+ * exactly when the status is not TC_OK; `part` (if not NULL) must occur in it. */
+static char msg[512];
+static tc_error err;
+
+static void reset_err(void) {
+  memset(msg, 'x', sizeof msg);
+  err.code = -1;
+  err.elements_written = 12345;
+  err.message_length = 12345;
+  err.message = msg;
+  err.message_capacity = sizeof msg;
+}
+
+static void expect_status(int rc, int expected, const char* part, const char* call, int line) {
+  int ok = rc == expected && err.code == rc &&
+           (rc == TC_OK ? msg[0] == '\0' && err.message_length == 0
+                        : msg[0] != '\0' && err.message_length == strlen(msg));
+  if (ok && part != NULL) ok = strstr(msg, part) != NULL;
+  ++checks;
+  if (!ok) {
+    const char* name = tc_status_name(rc);
+    fprintf(stderr, "%s:%d: %s returned %d (%s) message \"%.200s\"; expected %d%s%s\n", __FILE__,
+            line, call, rc, name != NULL ? name : "?", err.message_length < sizeof msg ? msg : "",
+            expected, part != NULL ? " with message containing " : "", part != NULL ? part : "");
+    ++failures;
+  }
+}
+
+#define EXPECT(call, expected, part)                        \
+  do {                                                      \
+    reset_err();                                            \
+    expect_status((call), (expected), (part), #call, __LINE__); \
+  } while (0)
+
+static float f32_from_bits(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint32_t bits_from_f32(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static tc_string_view sv(const char* text) {
+  tc_string_view v;
+  v.data = text;
+  v.size = strlen(text);
+  return v;
+}
+
+static int view_is(tc_string_view v, const char* text) {
+  return v.size == strlen(text) && memcmp(v.data, text, v.size) == 0 && v.data[v.size] == '\0';
+}
+
+static void test_version(void) {
+  const char* s = tc_version_string();
+  char expected[32];
+  CHECK(tc_version() == TENSORCAST_VERSION_NUMBER);
+  CHECK(tc_version() == (uint32_t)(TENSORCAST_VERSION_MAJOR * 10000 +
+                                   TENSORCAST_VERSION_MINOR * 100 + TENSORCAST_VERSION_PATCH));
+  sprintf(expected, "%d.%d.%d", TENSORCAST_VERSION_MAJOR, TENSORCAST_VERSION_MINOR,
+          TENSORCAST_VERSION_PATCH);
+  CHECK(s != NULL && strcmp(s, expected) == 0);
+  CHECK(strcmp(TENSORCAST_VERSION_STRING, expected) == 0);
+  CHECK(tc_active_target() != NULL && tc_active_target()[0] != '\0');
+}
+
+static void test_numeric_cast(void) {
+  /* float32 -> float16 (IEEE 754 binary16). */
+  float f[4];
+  uint16_t h[4];
+  uint16_t bf[3];
+  uint8_t f8[3];
+  uint8_t e8[1];
+  f[0] = 1.0f;
+  f[1] = 65504.0f;
+  f[2] = -2.0f;
+  f[3] = 0.5f;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 4, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(h[0] == 0x3C00 && h[1] == 0x7BFF && h[2] == 0xC000 && h[3] == 0x3800);
+
+  /* float32 -> bfloat16, round to nearest even: 1 + 2^-8 ties to 1.0 (0x3F80),
+   * 1 + 3 * 2^-8 ties up to 0x3F82, just above the tie rounds up to 0x3F81. */
+  f[0] = f32_from_bits(0x3F808000u);
+  f[1] = f32_from_bits(0x3F818000u);
+  f[2] = f32_from_bits(0x3F808001u);
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, bf, TC_TYPE_BFLOAT16, 3, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(bf[0] == 0x3F80 && bf[1] == 0x3F82 && bf[2] == 0x3F81);
+
+  /* float8e4m3fn: 448 is the largest finite value (S.1111.110 = 0x7E), 1.0 = 0x38;
+   * 1e6 saturates to 0x7E, or becomes NaN (0x7F) with saturate = 0. */
+  f[0] = 448.0f;
+  f[1] = 1.0f;
+  f[2] = 1e6f;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, f8, TC_TYPE_FLOAT8E4M3FN, 3, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(f8[0] == 0x7E && f8[1] == 0x38 && f8[2] == 0x7E);
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, f8, TC_TYPE_FLOAT8E4M3FN, 3, 0, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(f8[0] == 0x7E && f8[1] == 0x38 && f8[2] == 0x7F);
+
+  /* float8e8m0 (2^(code - 127)): 2.25 lies between 2 (0x80) and 4 (0x81). */
+  f[0] = 2.25f;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, e8, TC_TYPE_FLOAT8E8M0, 1, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(e8[0] == 0x81);
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, e8, TC_TYPE_FLOAT8E8M0, 1, 1, TC_ROUND_DOWN, &err), TC_OK, NULL);
+  CHECK(e8[0] == 0x80);
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, e8, TC_TYPE_FLOAT8E8M0, 1, 1, TC_ROUND_NEAREST, &err), TC_OK,
+         NULL);
+  CHECK(e8[0] == 0x80);
+  f[0] = 3.75f;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, e8, TC_TYPE_FLOAT8E8M0, 1, 1, TC_ROUND_NEAREST, &err), TC_OK,
+         NULL);
+  CHECK(e8[0] == 0x81);
+
+  /* CastLike: Cast to the like type. */
+  f[0] = 1.0f;
+  h[0] = 0;
+  EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(h[0] == 0x3C00);
+  f[0] = 2.25f;
+  EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, e8, TC_TYPE_FLOAT8E8M0, 1, 1, TC_ROUND_DOWN, &err), TC_OK,
+         NULL);
+  CHECK(e8[0] == 0x80);
+
+  /* int32 -> int4: the low 4 bits (semantics.md: 100 = 0x64 -> 4), packed two per byte,
+   * element 0 in the low nibble, zero padding. */
+  {
+    int32_t in[3];
+    uint8_t packed[2] = {0xAA, 0xAA};
+    in[0] = 1;
+    in[1] = -2;
+    in[2] = 100;
+    EXPECT(tc_cast(in, TC_TYPE_INT32, packed, TC_TYPE_INT4, 3, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+    CHECK(packed[0] == 0xE1 && packed[1] == 0x04);
+  }
+  /* count 0: nothing to do, NULL buffers are fine; err may be NULL. */
+  EXPECT(tc_cast(NULL, TC_TYPE_FLOAT, NULL, TC_TYPE_INT8, 0, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(tc_cast(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, NULL) == TC_OK);
+}
+
+static void test_cast_errors(void) {
+  float f[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  uint16_t h[4] = {0x1234, 0x1234, 0x1234, 0x1234};
+  uint8_t bytes[16];
+  EXPECT(tc_cast(f, 99, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, "99");
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, h, -3, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, "-3");
+  EXPECT(tc_cast(f, TC_TYPE_UNDEFINED, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, NULL);
+  /* The only unsupported types of Cast: complex. */
+  EXPECT(tc_cast(f, TC_TYPE_COMPLEX64, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err),
+         TC_UNSUPPORTED, "COMPLEX64");
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, bytes, TC_TYPE_COMPLEX128, 1, 1, TC_ROUND_UP, &err),
+         TC_UNSUPPORTED, "COMPLEX128");
+  EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, h, 77, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, "77");
+  /* round_mode is checked for every target. */
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 1, 1, 3, &err), TC_INVALID_ARGUMENT,
+         "round_mode");
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT8E8M0, 1, 1, -1, &err), TC_INVALID_ARGUMENT,
+         "round_mode");
+  EXPECT(tc_cast(NULL, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 2, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "src");
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, NULL, TC_TYPE_FLOAT16, 2, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "dst");
+  /* Overlap: dst starts inside src. */
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, (char*)f + 2, TC_TYPE_FLOAT16, 2, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "overlap");
+  EXPECT(tc_cast(NULL, TC_TYPE_DOUBLE, NULL, TC_TYPE_FLOAT, (size_t)-1, 1, TC_ROUND_UP, &err),
+         TC_OVERFLOW, NULL);
+  CHECK(h[0] == 0x1234 && h[1] == 0x1234); /* nothing written by the failures above */
+  /* err NULL: the code alone. */
+  CHECK(tc_cast(f, 99, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, NULL) == TC_INVALID_ARGUMENT);
+
+  /* Opset checks. */
+  EXPECT(tc_check_cast_opset(19, TC_TYPE_FLOAT, TC_TYPE_FLOAT8E4M3FN, 0, &err), TC_OK, NULL);
+  EXPECT(tc_check_cast_opset(13, TC_TYPE_FLOAT, TC_TYPE_FLOAT8E4M3FN, 0, &err), TC_UNSUPPORTED,
+         NULL);
+  EXPECT(tc_check_cast_opset(14, TC_TYPE_FLOAT, TC_TYPE_FLOAT16, 1, &err), TC_UNSUPPORTED,
+         "CastLike");
+  EXPECT(tc_check_cast_opset(25, TC_TYPE_FLOAT, 99, 0, &err), TC_INVALID_ARGUMENT, NULL);
+}
+
+static void test_strings(void) {
+  tc_string_view in[4];
+  float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  char buf[64];
+  tc_string_view out[4];
+  tc_string_arena arena;
+
+  /* STRING -> FLOAT (correctly rounded decimal text; surrounding spaces accepted). */
+  in[0] = sv("3.5");
+  in[1] = sv(" 1.5 ");
+  in[2] = sv("-inf");
+  in[3] = sv("1e-5");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 4, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(bits_from_f32(f[0]) == 0x40600000u && bits_from_f32(f[1]) == 0x3FC00000u &&
+        bits_from_f32(f[2]) == 0xFF800000u && bits_from_f32(f[3]) == 0x3727C5ACu);
+  /* The views need not be NUL-terminated: "2.5" out of "2.57". */
+  in[0].data = "2.57";
+  in[0].size = 3;
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(f[0] == 2.5f);
+
+  /* STRING -> INT8 (truncation toward zero, saturation) and BOOL. */
+  {
+    int8_t i8[3];
+    uint8_t b[3];
+    in[0] = sv("100.5");
+    in[1] = sv("300");
+    in[2] = sv("-7");
+    EXPECT(tc_cast(in, TC_TYPE_STRING, i8, TC_TYPE_INT8, 3, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+    CHECK(i8[0] == 100 && i8[1] == 127 && i8[2] == -7);
+    in[0] = sv("true");
+    in[1] = sv("FALSE");
+    in[2] = sv("2");
+    EXPECT(tc_cast(in, TC_TYPE_STRING, b, TC_TYPE_BOOL, 3, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+    CHECK(b[0] == 1 && b[1] == 0 && b[2] == 1);
+  }
+
+  /* Parse error: elements before the bad one are written, elements_written says so. */
+  f[0] = f[1] = f[2] = 0.0f;
+  in[0] = sv("1");
+  in[1] = sv("2");
+  in[2] = sv("abc");
+  in[3] = sv("4");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 4, 1, TC_ROUND_UP, &err), TC_PARSE_ERROR,
+         "abc");
+  CHECK(err.elements_written == 2 && f[0] == 1.0f && f[1] == 2.0f);
+  CHECK(strstr(msg, "element 2") != NULL);
+  in[0].data = NULL; /* an empty string (NULL data, size 0) is not a number */
+  in[0].size = 0;
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err), TC_PARSE_ERROR,
+         NULL);
+  CHECK(err.elements_written == 0);
+  in[0] = sv("maybe");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_BOOL, 1, 1, TC_ROUND_UP, &err), TC_PARSE_ERROR,
+         "maybe");
+  /* A view with NULL data and a size: caught before anything is converted. */
+  f[0] = 9.0f;
+  in[0] = sv("5");
+  in[1].data = NULL;
+  in[1].size = 3;
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 2, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "src[1]");
+  CHECK(f[0] == 9.0f && err.elements_written == 0);
+  EXPECT(tc_cast(NULL, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "src");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, NULL, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "dst");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_COMPLEX64, 1, 1, TC_ROUND_UP, &err),
+         TC_UNSUPPORTED, NULL);
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, 7, &err), TC_INVALID_ARGUMENT,
+         "round_mode");
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, (size_t)-1 / 2, 1, TC_ROUND_UP, &err),
+         TC_OVERFLOW, NULL);
+
+  /* FLOAT -> STRING into an arena: numpy str() spellings, each text NUL-terminated.
+   * "1.5" "1.0" "1e-05" "-0.0" need 4 + 4 + 6 + 5 = 19 bytes. */
+  f[0] = 1.5f;
+  f[1] = 1.0f;
+  f[2] = 1e-5f;
+  f[3] = -0.0f;
+  /* Size query: no buffer at all. */
+  arena.data = NULL;
+  arena.capacity = 0;
+  arena.views = out;
+  arena.size = 0;
+  out[0].data = NULL;
+  out[0].size = 777;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 4, 1, TC_ROUND_UP, &err),
+         TC_BUFFER_TOO_SMALL, "19");
+  CHECK(arena.size == 19 && out[0].size == 777);
+  /* One byte short: nothing written, the size required reported again. */
+  memset(buf, '#', sizeof buf);
+  arena.data = buf;
+  arena.capacity = 18;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 4, 1, TC_ROUND_UP, &err),
+         TC_BUFFER_TOO_SMALL, "19");
+  CHECK(arena.size == 19 && buf[0] == '#' && out[0].size == 777);
+  arena.capacity = 19;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 4, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(arena.size == 19 && buf[19] == '#');
+  CHECK(view_is(out[0], "1.5") && view_is(out[1], "1.0") && view_is(out[2], "1e-05") &&
+        view_is(out[3], "-0.0"));
+  CHECK(out[0].data == buf && out[1].data == buf + 4 && out[3].data == buf + 14);
+
+  /* INT32 / BOOL -> STRING, CastLike to STRING, STRING -> STRING (a copy). */
+  {
+    int32_t i[2] = {-7, 2147483647};
+    uint8_t b[2] = {1, 0};
+    arena.capacity = sizeof buf;
+    EXPECT(tc_cast(i, TC_TYPE_INT32, &arena, TC_TYPE_STRING, 2, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+    CHECK(view_is(out[0], "-7") && view_is(out[1], "2147483647") && arena.size == 14);
+    EXPECT(tc_cast_like(b, TC_TYPE_BOOL, &arena, TC_TYPE_STRING, 2, 1, TC_ROUND_UP, &err), TC_OK,
+           NULL);
+    CHECK(view_is(out[0], "True") && view_is(out[1], "False"));
+    in[0] = sv("x y");
+    in[1].data = NULL;
+    in[1].size = 0;
+    in[2] = sv("abc");
+    EXPECT(tc_cast(in, TC_TYPE_STRING, &arena, TC_TYPE_STRING, 3, 1, TC_ROUND_UP, &err), TC_OK,
+           NULL);
+    CHECK(view_is(out[0], "x y") && view_is(out[1], "") && view_is(out[2], "abc") &&
+          arena.size == 9 && out[0].data != in[0].data);
+  }
+
+  /* Arena errors. */
+  arena.views = NULL;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "views");
+  arena.views = out;
+  arena.data = NULL;
+  arena.capacity = 10;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "data");
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, NULL, TC_TYPE_STRING, 1, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "dst");
+  /* count 0: the arena is not needed; when given, its size becomes 0. */
+  arena.size = 5;
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 0, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+  CHECK(arena.size == 0);
+  EXPECT(tc_cast(f, TC_TYPE_FLOAT, NULL, TC_TYPE_STRING, 0, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+}
+
+static void test_split(void) {
+  /* int32 [2, 5] along axis 1 into 2 + 3 columns. */
+  int32_t src[10];
+  int32_t a[4], b[6];
+  void* outs[2];
+  int64_t shape[2] = {2, 5};
+  int64_t sizes[2] = {2, 3};
+  int i;
+  for (i = 0; i < 10; ++i) src[i] = i;
+  outs[0] = a;
+  outs[1] = b;
+  EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, sizes, 2, outs, &err), TC_OK, NULL);
+  CHECK(a[0] == 0 && a[1] == 1 && a[2] == 5 && a[3] == 6);
+  CHECK(b[0] == 2 && b[1] == 3 && b[2] == 4 && b[3] == 7 && b[4] == 8 && b[5] == 9);
+  memset(a, 0, sizeof a);
+  EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, -1, sizes, 2, outs, &err), TC_OK, NULL);
+  CHECK(a[0] == 0 && a[1] == 1 && a[2] == 5 && a[3] == 6);
+
+  /* INT4 [4] = {1, 2, 3, 4} (bytes 0x21 0x43) into 1 + 3: each output packed from bit 0. */
+  {
+    uint8_t p[2] = {0x21, 0x43};
+    uint8_t o0[1] = {0xFF}, o1[2] = {0xFF, 0xFF};
+    void* po[2];
+    int64_t s4[1] = {4};
+    int64_t z[2] = {1, 3};
+    po[0] = o0;
+    po[1] = o1;
+    EXPECT(tc_split(p, TC_TYPE_INT4, s4, 1, 0, z, 2, po, &err), TC_OK, NULL);
+    CHECK(o0[0] == 0x01 && o1[0] == 0x32 && o1[1] == 0x04);
+  }
+
+  /* STRING: the views are copied (same data pointers), not the text. */
+  {
+    tc_string_view sv4[4], s0[1], s1[3];
+    void* so[2];
+    int64_t s4[1] = {4};
+    int64_t z[2] = {1, 3};
+    const char* text = "abcd";
+    for (i = 0; i < 4; ++i) {
+      sv4[i].data = text + i;
+      sv4[i].size = 1;
+    }
+    so[0] = s0;
+    so[1] = s1;
+    EXPECT(tc_split(sv4, TC_TYPE_STRING, s4, 1, 0, z, 2, so, &err), TC_OK, NULL);
+    CHECK(s0[0].data == text && s0[0].size == 1);
+    CHECK(s1[0].data == text + 1 && s1[1].data == text + 2 && s1[2].data == text + 3 &&
+          s1[2].size == 1);
+    EXPECT(tc_split(sv4, TC_TYPE_STRING, s4, 1, 0, z, 2, NULL, &err), TC_INVALID_ARGUMENT,
+           "outputs");
+  }
+
+  /* Errors, detected before anything is written. */
+  memset(a, 0x55, sizeof a);
+  {
+    int64_t bad_sizes[2] = {2, 2};
+    int64_t neg_sizes[2] = {6, -1};
+    int64_t neg_shape[2] = {2, -5};
+    void* null_out[2];
+    null_out[0] = a;
+    null_out[1] = NULL;
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, bad_sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           NULL);
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, neg_sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           NULL);
+    EXPECT(tc_split(src, TC_TYPE_INT32, neg_shape, 2, 1, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           NULL);
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 2, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           "axis");
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, -3, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           "axis");
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 0, 0, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           NULL);
+    EXPECT(tc_split(src, TC_TYPE_INT32, NULL, 2, 1, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           "shape");
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, NULL, 2, outs, &err), TC_INVALID_ARGUMENT,
+           "sizes");
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, sizes, 0, outs, &err), TC_INVALID_ARGUMENT,
+           "num_outputs");
+    EXPECT(tc_split(NULL, TC_TYPE_INT32, shape, 2, 1, sizes, 2, outs, &err), TC_INVALID_ARGUMENT,
+           "src");
+    EXPECT(tc_split(src, TC_TYPE_INT32, shape, 2, 1, sizes, 2, null_out, &err), TC_INVALID_ARGUMENT,
+           "outputs[1]");
+    EXPECT(tc_split(src, 99, shape, 2, 1, sizes, 2, outs, &err), TC_INVALID_ARGUMENT, "99");
+    CHECK(a[0] == 0x55555555 && a[3] == 0x55555555);
+  }
+}
+
+static void test_split_sizes(void) {
+  tc_split_attributes attrs = TC_SPLIT_ATTRIBUTES_INIT;
+  int64_t shape[2] = {2, 8};
+  int64_t sizes[4] = {-9, -9, -9, -9};
+  int64_t split[2] = {3, 5};
+  /* Split-18 num_outputs 3 over 8: ceil(8 / 3) = 3 -> 3, 3, 2. */
+  attrs.axis = 1;
+  attrs.has_num_outputs = 1;
+  attrs.num_outputs = 3;
+  attrs.output_count = 3;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_OK, NULL);
+  CHECK(sizes[0] == 3 && sizes[1] == 3 && sizes[2] == 2 && sizes[3] == -9);
+  /* Split-13 without `split`: equal parts, 8 into 3 is an error. */
+  attrs.opset = 13;
+  attrs.has_num_outputs = 0;
+  attrs.num_outputs = 0;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  attrs.output_count = 2;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_OK, NULL);
+  CHECK(sizes[0] == 4 && sizes[1] == 4);
+  /* Split-11 `split` attribute; its count must match the outputs. */
+  attrs.opset = 11;
+  attrs.has_split = 1;
+  attrs.split = split;
+  attrs.split_count = 2;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_OK, NULL);
+  CHECK(sizes[0] == 3 && sizes[1] == 5);
+  attrs.output_count = 3;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_INVALID_ARGUMENT,
+         "Mismatch between number of splits (2) and outputs (3)");
+  /* num_outputs before 18, both / neither in 18, opset 0, NULL pointers. */
+  attrs.output_count = 2;
+  attrs.has_num_outputs = 1;
+  attrs.num_outputs = 2;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  attrs.opset = 18;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  attrs.has_split = 0;
+  attrs.has_num_outputs = 0;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  attrs.opset = 0;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, sizes, &err), TC_UNSUPPORTED, NULL);
+  EXPECT(tc_split_sizes(NULL, shape, 2, sizes, &err), TC_INVALID_ARGUMENT, "attrs");
+  attrs.opset = 13;
+  EXPECT(tc_split_sizes(&attrs, shape, 2, NULL, &err), TC_INVALID_ARGUMENT, NULL);
+
+  /* The num_outputs rule alone: 5 into 4 -> 2, 2, 1, 0. */
+  EXPECT(tc_split_sizes_from_num_outputs(5, 4, sizes, &err), TC_OK, NULL);
+  CHECK(sizes[0] == 2 && sizes[1] == 2 && sizes[2] == 1 && sizes[3] == 0);
+  EXPECT(tc_split_sizes_from_num_outputs(-1, 4, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  EXPECT(tc_split_sizes_from_num_outputs(5, 0, sizes, &err), TC_INVALID_ARGUMENT, NULL);
+  EXPECT(tc_split_sizes_from_num_outputs(5, 4, NULL, &err), TC_INVALID_ARGUMENT, NULL);
+
+  CHECK(tc_split_version(0) == 0 && tc_split_version(1) == 1 && tc_split_version(10) == 2 &&
+        tc_split_version(12) == 11 && tc_split_version(17) == 13 && tc_split_version(25) == 18);
+}
+
+static void test_types(void) {
+  int32_t t = -1;
+  int mode = -1;
+  size_t bytes = 0;
+  CHECK(strcmp(tc_type_name(TC_TYPE_FLOAT), "FLOAT") == 0);
+  CHECK(strcmp(tc_type_name(TC_TYPE_FLOAT8E4M3FN), "FLOAT8E4M3FN") == 0);
+  CHECK(strcmp(tc_type_name(TC_TYPE_INT2), "INT2") == 0);
+  CHECK(strcmp(tc_type_name(TC_TYPE_STRING), "STRING") == 0);
+  CHECK(tc_type_name(0) == NULL && tc_type_name(27) == NULL && tc_type_name(-1) == NULL);
+
+  EXPECT(tc_parse_type("float8e4m3fn", TC_NUL_TERMINATED, &t, &err), TC_OK, NULL);
+  CHECK(t == TC_TYPE_FLOAT8E4M3FN);
+  EXPECT(tc_parse_type(" tensor(int4) ", TC_NUL_TERMINATED, &t, &err), TC_OK, NULL);
+  CHECK(t == TC_TYPE_INT4);
+  EXPECT(tc_parse_type("17", 2, &t, &err), TC_OK, NULL);
+  CHECK(t == TC_TYPE_FLOAT8E4M3FN);
+  EXPECT(tc_parse_type("FLOAT16X", 5, &t, &err), TC_OK, NULL); /* length, not NUL */
+  CHECK(t == TC_TYPE_FLOAT);
+  t = -1;
+  EXPECT(tc_parse_type("bogus", TC_NUL_TERMINATED, &t, &err), TC_INVALID_ARGUMENT, "bogus");
+  EXPECT(tc_parse_type("0", TC_NUL_TERMINATED, &t, &err), TC_INVALID_ARGUMENT, NULL);
+  EXPECT(tc_parse_type(NULL, 3, &t, &err), TC_INVALID_ARGUMENT, "text");
+  EXPECT(tc_parse_type("FLOAT", TC_NUL_TERMINATED, NULL, &err), TC_INVALID_ARGUMENT, "out");
+  CHECK(t == -1);
+
+  CHECK(tc_bit_width(TC_TYPE_FLOAT) == 32 && tc_bit_width(TC_TYPE_INT2) == 2 &&
+        tc_bit_width(TC_TYPE_FLOAT4E2M1) == 4 && tc_bit_width(TC_TYPE_BOOL) == 8 &&
+        tc_bit_width(TC_TYPE_COMPLEX128) == 128 && tc_bit_width(TC_TYPE_STRING) == 0 &&
+        tc_bit_width(99) == 0);
+  EXPECT(tc_storage_bytes(TC_TYPE_INT4, 3, &bytes, &err), TC_OK, NULL);
+  CHECK(bytes == 2);
+  EXPECT(tc_storage_bytes(TC_TYPE_UINT2, 5, &bytes, &err), TC_OK, NULL);
+  CHECK(bytes == 2);
+  EXPECT(tc_storage_bytes(TC_TYPE_FLOAT, 3, &bytes, &err), TC_OK, NULL);
+  CHECK(bytes == 12);
+  EXPECT(tc_storage_bytes(TC_TYPE_STRING, 3, &bytes, &err), TC_OK, NULL);
+  CHECK(bytes == 3 * sizeof(tc_string_view));
+  bytes = 42;
+  EXPECT(tc_storage_bytes(99, 1, &bytes, &err), TC_INVALID_ARGUMENT, "99");
+  EXPECT(tc_storage_bytes(TC_TYPE_DOUBLE, (size_t)-1, &bytes, &err), TC_OVERFLOW, NULL);
+  EXPECT(tc_storage_bytes(TC_TYPE_STRING, (size_t)-1, &bytes, &err), TC_OVERFLOW, "STRING");
+  CHECK(bytes == 42);
+  EXPECT(tc_storage_bytes(TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT, "bytes");
+
+  EXPECT(tc_parse_round_mode("nearest", TC_NUL_TERMINATED, &mode, &err), TC_OK, NULL);
+  CHECK(mode == TC_ROUND_NEAREST);
+  EXPECT(tc_parse_round_mode("downward", 4, &mode, &err), TC_OK, NULL);
+  CHECK(mode == TC_ROUND_DOWN);
+  EXPECT(tc_parse_round_mode("Up", TC_NUL_TERMINATED, &mode, &err), TC_INVALID_ARGUMENT, "Up");
+  EXPECT(tc_parse_round_mode(NULL, 2, &mode, &err), TC_INVALID_ARGUMENT, NULL);
+  EXPECT(tc_parse_round_mode("up", 2, NULL, &err), TC_INVALID_ARGUMENT, NULL);
+  CHECK(mode == TC_ROUND_DOWN);
+  CHECK(strcmp(tc_round_mode_name(TC_ROUND_UP), "up") == 0 &&
+        strcmp(tc_round_mode_name(TC_ROUND_DOWN), "down") == 0 &&
+        strcmp(tc_round_mode_name(TC_ROUND_NEAREST), "nearest") == 0);
+  CHECK(tc_round_mode_name(3) == NULL && tc_round_mode_name(-1) == NULL);
+
+  CHECK(strcmp(tc_status_name(TC_OK), "OK") == 0);
+  CHECK(strcmp(tc_status_name(TC_INVALID_ARGUMENT), "INVALID_ARGUMENT") == 0);
+  CHECK(strcmp(tc_status_name(TC_UNSUPPORTED), "UNSUPPORTED") == 0);
+  CHECK(strcmp(tc_status_name(TC_PARSE_ERROR), "PARSE_ERROR") == 0);
+  CHECK(strcmp(tc_status_name(TC_OVERFLOW), "OVERFLOW") == 0);
+  CHECK(strcmp(tc_status_name(TC_INTERNAL), "INTERNAL") == 0);
+  CHECK(strcmp(tc_status_name(TC_BUFFER_TOO_SMALL), "BUFFER_TOO_SMALL") == 0);
+  CHECK(tc_status_name(7) == NULL && tc_status_name(-1) == NULL);
+}
+
+/* The caller's message buffer: NULL, capacity 0, 1, small (cut, NUL-terminated). */
+static void test_message_buffer(void) {
+  float f = 1.0f;
+  uint16_t h = 0;
+  char small[8];
+  size_t full;
+  tc_error e = TC_ERROR_INIT(NULL, 100);
+  /* Full length first. */
+  EXPECT(tc_cast(&f, 99, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, NULL);
+  full = err.message_length;
+  CHECK(full > 8);
+
+  /* NULL buffer (with a capacity): code, length and elements_written only. */
+  CHECK(tc_cast(&f, 99, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &e) == TC_INVALID_ARGUMENT);
+  CHECK(e.code == TC_INVALID_ARGUMENT && e.message_length == full && e.elements_written == 0);
+
+  /* Capacity 0: the buffer is not touched. */
+  memset(small, '#', sizeof small);
+  e.message = small;
+  e.message_capacity = 0;
+  CHECK(tc_cast(&f, 99, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &e) == TC_INVALID_ARGUMENT);
+  CHECK(small[0] == '#' && e.message_length == full);
+
+  /* Capacity 1: just the NUL. */
+  e.message_capacity = 1;
+  CHECK(tc_cast(&f, 99, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &e) == TC_INVALID_ARGUMENT);
+  CHECK(small[0] == '\0' && small[1] == '#');
+
+  /* Capacity 5: four bytes of the message and a NUL, nothing beyond. */
+  memset(small, '#', sizeof small);
+  e.message_capacity = 5;
+  CHECK(tc_cast(&f, 99, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &e) == TC_INVALID_ARGUMENT);
+  CHECK(strlen(small) == 4 && memcmp(small, msg, 4) == 0 && small[5] == '#' &&
+        e.message_length == full);
+
+  /* Success clears the message and the counts. */
+  e.elements_written = 9;
+  CHECK(tc_cast(&f, TC_TYPE_FLOAT, &h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &e) == TC_OK);
+  CHECK(e.code == TC_OK && small[0] == '\0' && e.message_length == 0 && e.elements_written == 0);
+}
+
+int main(void) {
+  test_version();
+  test_numeric_cast();
+  test_cast_errors();
+  test_strings();
+  test_split();
+  test_split_sizes();
+  test_types();
+  test_message_buffer();
+  if (failures != 0) {
+    fprintf(stderr, "c_api_test: %d of %d checks failed\n", failures, checks);
+    return 1;
+  }
+  printf("c_api_test: all %d checks passed (library %s, target %s)\n", checks, tc_version_string(),
+         tc_active_target());
+  return 0;
+}
