@@ -1,6 +1,7 @@
 // Per-target loop helper shared by the Cast kernels: applies a vector operation to
-// `count` elements with unaligned full-vector loads and stores, and handles the tail
-// through a one-vector stack buffer, so no kernel reads or writes past its buffers.
+// `count` elements with unaligned full-vector loads and stores (non-temporal stores for
+// large outputs, see kCastLoopStreamBytes), and handles the tail through a one-vector
+// stack buffer, so no kernel reads or writes past its buffers.
 
 // Highway per-target include guard (re-included once per target by foreach_target).
 #if defined(TENSORCAST_LIB_KERNELS_CAST_LOOP_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -11,8 +12,10 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -20,25 +23,58 @@ namespace tensorcast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Outputs of at least this many bytes are written with non-temporal stores when the
+// output side is a whole vector (widening and same-width kernels): like memcpy at that
+// size, the loop then does not read every output line before writing it. Smaller
+// outputs stay cached for whoever reads them next.
+constexpr size_t kCastLoopStreamBytes = size_t{4} << 20;
+
+namespace detail {
+
+// Converts the `count` (< one vector) elements at in[0..count) through the stack buffers.
+template <class DIn, class DOut, class Op>
+HWY_INLINE void CastPartial(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT in,
+                            hn::TFromD<DOut>* HWY_RESTRICT out, size_t count, const Op& op) {
+  using TIn = hn::TFromD<DIn>;
+  using TOut = hn::TFromD<DOut>;
+  HWY_ALIGN TIn buf_in[HWY_MAX_BYTES / sizeof(TIn)] = {};
+  HWY_ALIGN TOut buf_out[HWY_MAX_BYTES / sizeof(TOut)];
+  std::memcpy(buf_in, in, count * sizeof(TIn));
+  hn::Store(op(hn::Load(din, buf_in)), dout, buf_out);
+  std::memcpy(out, buf_out, count * sizeof(TOut));
+}
+
+}  // namespace detail
+
 // out[i] = op(in[i]) lane-wise; `din` and `dout` have the same lane count.
 template <class DIn, class DOut, class Op>
 HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT in,
                          hn::TFromD<DOut>* HWY_RESTRICT out, size_t count, const Op& op) {
-  using TIn = hn::TFromD<DIn>;
-  using TOut = hn::TFromD<DOut>;
   const size_t N = hn::Lanes(din);
   size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  using TOut = hn::TFromD<DOut>;
+  // Streaming: only for whole output vectors (Stream of a partial x86 vector writes all
+  // 16 bytes), from the first vector-aligned output element on; the head before it goes
+  // through the stack buffers.
+  const size_t out_vector_bytes = N * sizeof(TOut);
+  if (count * sizeof(TOut) >= kCastLoopStreamBytes &&
+      N == hn::Lanes(hn::ScalableTag<TOut>()) &&
+      reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
+    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % out_vector_bytes;
+    const size_t head = misaligned == 0 ? 0 : (out_vector_bytes - misaligned) / sizeof(TOut);
+    if (head != 0) detail::CastPartial(din, dout, in, out, head, op);
+    i = head;
+    for (; i + N <= count; i += N) {
+      hn::Stream(op(hn::LoadU(din, in + i)), dout, out + i);
+    }
+    hwy::FlushStream();
+  }
+#endif
   for (; i + N <= count; i += N) {
     hn::StoreU(op(hn::LoadU(din, in + i)), dout, out + i);
   }
-  if (i < count) {
-    HWY_ALIGN TIn buf_in[HWY_MAX_BYTES / sizeof(TIn)] = {};
-    HWY_ALIGN TOut buf_out[HWY_MAX_BYTES / sizeof(TOut)];
-    const size_t rest = count - i;
-    std::memcpy(buf_in, in + i, rest * sizeof(TIn));
-    hn::Store(op(hn::Load(din, buf_in)), dout, buf_out);
-    std::memcpy(out + i, buf_out, rest * sizeof(TOut));
-  }
+  if (i < count) detail::CastPartial(din, dout, in + i, out + i, count - i, op);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -149,6 +149,61 @@ HWY_INLINE hn::Vec<DU32> F32BitsToMini(DU32 du32, hn::Vec<DU32> bits) {
   return code;
 }
 
+#undef TENSORCAST_F8_FMIN_KEEPS_NAN
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+// Highway's x86 Min(a, b) on floats is minps(a, b), which returns b when either is NaN.
+#define TENSORCAST_F8_FMIN_KEEPS_NAN 1
+#else
+#define TENSORCAST_F8_FMIN_KEEPS_NAN 0
+#endif
+
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+// F32BitsToMini for E4M3FN / E4M3FNUZ / E5M2 / E5M2FNUZ with fewer operations (x86 SIMD):
+// one float addition rounds normal and subnormal results alike, and NaN, overflow and
+// the sign need no compare-and-select.
+//   |x| in binade e (exponent field E = max(e + 127, 128 - bias), i.e. at least the
+//   target's smallest normal binade): magic = 2^(E - 127 + 23 - M) has an ulp equal to the
+//   target's step there, so |x| + magic (FPU, RNE) rounds |x| and its mantissa field is the
+//   number s of steps, at most 2^(M+1). code = s + ((E - (128 - bias)) << M) for normal
+//   and subnormal results (a carry into the next binade comes out right by itself).
+//   Saturate: |x| = min(MAX, |x|) first; minps(MAX, NaN) keeps the NaN. NaN and Inf then
+//   give E = 255, a code above every finite one; min(code, NaN code) maps them (and the
+//   overflow of E4M3FN / the FNUZ formats, whose overflow code is the NaN code) to it.
+//   E5M2 without saturate: |x| = min(2^16, |x|) first, so overflow and Inf give the Inf
+//   code 0x7C and only NaN exceeds it. FNUZ: the sign is kept only when the magnitude is
+//   non-zero (bit 7 of mag + 0x7F).
+template <class F, bool kSat, class DU32>
+HWY_INLINE hn::Vec<DU32> F32BitsToMiniFast(DU32 du32, hn::Vec<DU32> bits) {
+  static_assert(F::kW == 8, "a float8 format");
+  const hn::RebindToSigned<DU32> di32;
+  const hn::RebindToFloat<DU32> df;
+  constexpr int kD = 23 - F::kM;
+  constexpr int32_t kFloorExp = (128 - F::kB) << 23;
+  constexpr uint32_t kClampBits =
+      kSat ? F::kMaxBits
+           : (F::kKind == MiniSpecials::kIeee ? static_cast<uint32_t>(127 + 16) << 23 : 0u);
+  auto a = hn::And(bits, hn::Set(du32, 0x7FFFFFFFu));
+  if (kClampBits != 0) {
+    a = hn::BitCast(du32, hn::Min(hn::BitCast(df, hn::Set(du32, kClampBits)), hn::BitCast(df, a)));
+  }
+  const auto eb = hn::Max(hn::BitCast(di32, hn::And(a, hn::Set(du32, 0x7F800000u))),
+                          hn::Set(di32, kFloorExp));
+  // E <= 255: the addition may wrap into the sign bit (NaN, Inf, huge |x| without a
+  // clamp); those lanes only need a code above the cap, which eb >> kD gives them.
+  const auto magic = hn::Add(eb, hn::Set(di32, kD << 23));
+  const auto sum = hn::BitCast(di32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic)));
+  const auto steps = hn::And(sum, hn::Set(di32, (4 << F::kM) - 1));
+  const auto code = hn::Add(steps, hn::Sub(hn::ShiftRight<kD>(eb),
+                                           hn::Set(di32, (128 - F::kB) << F::kM)));
+  const auto mag = hn::BitCast(du32, hn::Min(code, hn::Set(di32, static_cast<int32_t>(F::kNaN))));
+  const auto sign = hn::ShiftRight<24>(bits);  // bit 7: the sign; bits 0-6: ignored
+  if (F::kFnuz) {
+    return hn::OrAnd(mag, hn::And(sign, hn::Add(mag, hn::Set(du32, 0x7F))), hn::Set(du32, 0x80));
+  }
+  return hn::OrAnd(mag, sign, hn::Set(du32, 0x80));
+}
+#endif
+
 // Sign-extended code of F (i32 lanes) -> float32 bits (u32 lanes), exact.
 template <class F, class DI32>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DI32>> MiniToF32Bits(DI32 di32, hn::Vec<DI32> code) {
@@ -449,7 +504,13 @@ HWY_INLINE void F32ToMiniLoop(const void* src, void* dst, size_t count) {
   const F8DU32 du32;
   CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst),
                   count,
-                  [&](hn::Vec<F8DU32> v) HWY_ATTR { return F32BitsToMini<F, kSat>(du32, v); });
+                  [&](hn::Vec<F8DU32> v) HWY_ATTR {
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+                    return F32BitsToMiniFast<F, kSat>(du32, v);
+#else
+                    return F32BitsToMini<F, kSat>(du32, v);
+#endif
+                  });
 }
 
 template <class F, bool kSat>

@@ -131,8 +131,9 @@ template <class DU32>
 HWY_INLINE hn::Vec<DU32> F32BitsToBF16InUpperHalf(DU32 du32, hn::Vec<DU32> bits) {
   const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
   const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFF)));
-  const auto nan = hn::Or(hn::And(bits, hn::Set(du32, 0x80000000u)), hn::Set(du32, 0x7FC00000u));
-  const auto is_nan = hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFF)), hn::Set(du32, 0x7F800000));
+  // 0x7FC00000 | sign: one vpternlogd on AVX3; the float compare needs no |x|.
+  const auto nan = hn::OrAnd(hn::Set(du32, 0x7FC00000u), bits, hn::Set(du32, 0x80000000u));
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(hn::BitCast(hn::RebindToFloat<DU32>(), bits)));
   return hn::IfThenElse(is_nan, nan, rounded);
 }
 

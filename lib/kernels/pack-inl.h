@@ -54,9 +54,9 @@ HWY_INLINE size_t PackedChunk() {
   return hn::Lanes(DU8()) * 8 / kBits;
 }
 
-// The largest chunk, in bytes, of any side of a sub-byte kernel: 16 vectors (FLOAT ->
-// 2-bit reads 16 float vectors per chunk of 4 * Lanes(u32) packed bytes).
-constexpr size_t kMaxChunkBytes = 16 * (HWY_MAX_BYTES > 16 ? HWY_MAX_BYTES : 16);
+// The largest chunk, in bytes, of any side of a sub-byte kernel: 32 vectors (DOUBLE ->
+// 2-bit reads 32 double vectors per chunk of 4 * Lanes(u32) packed bytes).
+constexpr size_t kMaxChunkBytes = 32 * (HWY_MAX_BYTES > 16 ? HWY_MAX_BYTES : 16);
 
 // How far ahead of the current chunk SubbyteLoop<..., kPrefetch = true> reads.
 constexpr size_t kPrefetchBytes = 2048;

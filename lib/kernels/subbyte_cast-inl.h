@@ -2,6 +2,7 @@
 // FLOAT, FLOAT16, INT8, UINT8.
 //
 // Pairs:    FLOAT, FLOAT16 -> INT4, UINT4, INT2, UINT2, FLOAT4E2M1;
+//           DOUBLE -> INT4, UINT4, INT2, UINT2;
 //           INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> FLOAT, FLOAT16;
 //           INT8, UINT8 -> INT4, UINT4, INT2, UINT2 and back.
 // Rounding: float -> 4/2-bit integer truncates toward zero, then keeps the low bits (wrap;
@@ -13,7 +14,8 @@
 //           exact: sign extension (INT4, INT2), zero extension (UINT4, UINT2), FLOAT4E2M1
 //           and small integers through 16-entry byte tables of the target's bits.
 // Range:    float -> 4/2-bit integer gives 0 for NaN, +-Inf and |x| >= 2^31 (x = -2^31 is in
-//           range and gives 0 too).
+//           range and gives 0 too); DOUBLE: 0 outside [-2^31, 2^31 - 1], checked before the
+//           truncation (IntCodeFromF64).
 // NaN:      -> FLOAT4E2M1: 0x8 when the NaN's sign bit is 0, 0x0 when it is 1; -0.0 and
 //           tiny negatives give 0x8. FLOAT4E2M1 0x8 decodes to -0.0.
 // Packing:  pack-inl.h (ConcatEven/ConcatOdd, shifts and ORs of whole vectors).
@@ -92,6 +94,35 @@ HWY_INLINE hn::Vec<DU32> IntCodeFromF32(hn::Vec<DU32> bits, uint32_t mask) {
   const auto abs = hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu)));
   const auto in_range = hn::RebindMask(du32, hn::Lt(abs, hn::Set(di32, 0x4F000000)));  // 2^31
   return hn::IfThenElseZero(in_range, hn::And(t, hn::Set(du32, mask)));
+#endif
+}
+
+// Lanes(DU32) DOUBLE values at `in` -> the low bits (`mask`) of trunc(x) in u32 lanes; 0 for
+// NaN, +-Inf and x outside [-2^31, 2^31 - 1] (checked before truncation, as ml_dtypes and
+// the reference: 2^31 - 0.5 gives 0). Out-of-range lanes are zeroed before DemoteTo, which
+// then only sees values it converts exactly (x in (-2^31 - 1, -2^31) gives -2^31, whose low
+// bits are 0 as required).
+HWY_INLINE hn::Vec<DU32> IntCodeFromF64(const double* HWY_RESTRICT in, uint32_t mask) {
+  const DU32 du32;
+#if HWY_TARGET == HWY_SCALAR
+  // Highway 1.0.3's scalar DemoteTo f64 -> i32 saturates when |x| > INT32_MAX before it
+  // truncates (-2147483647.5 -> INT32_MIN): convert the in-range value directly.
+  const double v = hn::GetLane(hn::LoadU(hn::Sisd<double>(), in));
+  const bool in_range = v > -2147483649.0 && v <= 2147483647.0;
+  const uint32_t t = in_range ? static_cast<uint32_t>(static_cast<int32_t>(v)) : 0u;
+  return hn::Set(du32, t & mask);
+#else
+  const hn::Repartition<double, DU32> df64;
+  const hn::Rebind<int32_t, decltype(df64)> di32h;  // half of DI32: one i32 lane per double
+  const auto code_half = [&](const double* p) TC_LAMBDA_INLINE {
+    const auto v = hn::LoadU(df64, p);
+    const auto in_range = hn::And(hn::Gt(v, hn::Set(df64, -2147483649.0)),
+                                  hn::Le(v, hn::Set(df64, 2147483647.0)));
+    return hn::DemoteTo(di32h, hn::IfThenElseZero(in_range, v));
+  };
+  const auto lo = code_half(in);  // loads in address order
+  const auto hi = code_half(in + hn::Lanes(df64));
+  return hn::And(hn::BitCast(du32, hn::Combine(DI32(), hi, lo)), hn::Set(du32, mask));
 #endif
 }
 
@@ -180,7 +211,8 @@ HWY_INLINE hn::Vec<DU32> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {
 #endif
 }
 
-// FLOAT (kSrcBits 32) or FLOAT16 (16) -> kBits-wide codes computed by enc(f32 bits).
+// FLOAT (kSrcBits 32) or FLOAT16 (16) -> kBits-wide codes computed by enc(f32 bits);
+// DOUBLE (64) -> 4/2-bit integer codes by IntCodeFromF64 (enc is not called).
 // kPrefetch: see SubbyteLoop (FLOAT4E2M1 and the 2-bit targets, measured).
 template <int kSrcBits, int kBits, bool kPrefetch, class Enc>
 HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
@@ -189,7 +221,10 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
   SubbyteLoop<kSrcBits, kBits, kPrefetch>(src, dst, count, PackedChunk<kBits>(),
                                [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
     const auto code = [&](size_t j) TC_LAMBDA_INLINE {
-      if constexpr (kSrcBits == 32) {
+      if constexpr (kSrcBits == 64) {
+        (void)enc;
+        return IntCodeFromF64(reinterpret_cast<const double*>(in) + j * n, (1u << kBits) - 1);
+      } else if constexpr (kSrcBits == 32) {
         return enc(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
       } else {
         return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
@@ -416,6 +451,12 @@ TC_SUBBYTE_KERNEL(CastF16ToI4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count
 TC_SUBBYTE_KERNEL(CastF16ToU4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
 TC_SUBBYTE_KERNEL(CastF16ToI2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
 TC_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
+
+// DOUBLE -> 4/2-bit integers.
+TC_SUBBYTE_KERNEL(CastF64ToI4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF64ToU4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF64ToI2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastF64ToU2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
 
 // FLOAT / FLOAT16 -> FLOAT4E2M1.
 void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
