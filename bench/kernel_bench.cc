@@ -15,6 +15,7 @@
 
 #include "hwy/targets.h"
 #include "lib/dispatch/cast_kernels.h"
+#include "lib/kernels/stream_threshold.h"
 #include "tensorcast/tensorcast.h"
 
 namespace {
@@ -144,11 +145,20 @@ void RegisterAll() {
 
 int main(int argc, char** argv) {
   // --target=AVX2 (any Highway target name) benchmarks that target instead of the best;
-  // --large_min_time=S sets the minimum time of the 64 MiB rows (default 0.5 s).
+  // --large_min_time=S sets the minimum time of the 64 MiB rows (default 0.5 s);
+  // --stream_bytes=B: outputs of B bytes and more use non-temporal stores (default: each
+  // kernel loop's own threshold, 4 or 8 MiB; a huge B turns streaming off).
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--large_min_time=", 0) == 0) {
       g_large_min_time = std::stod(arg.substr(17));
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      --i;
+      continue;
+    }
+    if (arg.rfind("--stream_bytes=", 0) == 0) {
+      tensorcast::kernels::g_stream_bytes_override = std::stoull(arg.substr(15));
       for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
       --argc;
       --i;

@@ -2,6 +2,9 @@
 // bit for bit against the scalar reference (lib/reference): exhaustive for sources of
 // <= 16 bits, random bit patterns plus rounding boundaries for 32/64-bit sources;
 // counts 0 .. 4 vectors + 1, misaligned pointers, guard bytes after the output.
+// Each check computes the reference output once and compares every target under test
+// against it (test/target_loop.h: all compiled targets this CPU supports, SCALAR included,
+// or those TENSORCAST_TEST_TARGETS names).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,21 +12,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "hwy/highway.h"
-#include "hwy/tests/hwy_gtest.h"
 #include "lib/dispatch/cast_kernels.h"
+#include "lib/kernels/stream_threshold.h"
 #include "lib/reference/reference_cast.h"
 #include "tensorcast/tensorcast.h"
+#include "test/target_loop.h"
 #include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
 
 using test::Bytes;
+using test::TargetLoop;
 
 constexpr uint8_t kGuard = 0xA5;
 constexpr size_t kGuardBytes = 64;
@@ -135,74 +141,101 @@ Bytes SourceBytes(DataType type, size_t* count) {
   return b;
 }
 
+// SourceBytes, built once per type.
+const Bytes& Source(DataType type, size_t* count) {
+  static std::map<DataType, std::pair<Bytes, size_t>> cache;
+  auto it = cache.find(type);
+  if (it == cache.end()) {
+    size_t n = 0;
+    Bytes b = SourceBytes(type, &n);
+    it = cache.emplace(type, std::make_pair(std::move(b), n)).first;
+  }
+  *count = it->second.second;
+  return it->second.first;
+}
+
+// The first differing byte of two equal-sized buffers (memcmp first: fast under qemu).
+bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
+  if (std::memcmp(a, b, n) == 0) return false;
+  size_t i = 0;
+  while (a[i] == b[i]) ++i;
+  *at = i;
+  return true;
+}
+
 std::string Describe(const kernels::KernelRow& row, const CastOptions& o) {
   return std::string(row.name) + " (" + DataTypeName(row.src) + " -> " + DataTypeName(row.dst) +
          ", saturate=" + std::to_string(o.saturate) + ", round_mode=" + RoundModeName(o.round_mode) +
          ") on " + ActiveTargetName();
 }
 
-// Runs the kernel on `count` elements at byte offsets (misalignment) and checks the output
-// against the reference and the guard bytes after it.
-void CheckRow(const kernels::KernelRow& row, const Bytes& src, size_t count, size_t src_offset,
-              size_t dst_offset, const CastOptions& o) {
+// Runs the kernel on `count` elements at byte offsets (misalignment) on every target under
+// test and checks the output against the reference (computed once) and the guard bytes
+// after it.
+void CheckRow(TargetLoop& loop, const kernels::KernelRow& row, const Bytes& src, size_t count,
+              size_t src_offset, size_t dst_offset, const CastOptions& o) {
   const size_t in_bytes = StorageBytes(row.src, count);
   const size_t out_bytes = StorageBytes(row.dst, count);
   Bytes in(in_bytes + src_offset);
   std::memcpy(in.data() + src_offset, src.data(), in_bytes);
   Bytes want(out_bytes);
   ASSERT_TRUE(reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
-  Bytes got(dst_offset + out_bytes + kGuardBytes, kGuard);
-  row.kernel(in.data() + src_offset, got.data() + dst_offset, count, o);
-  const int dbits = BitWidth(row.dst);
-  for (size_t i = 0; i < out_bytes; ++i) {
-    if (got[dst_offset + i] != want[i]) {
+  Bytes got(dst_offset + out_bytes + kGuardBytes);
+  loop.Run([&] {
+    std::fill(got.begin(), got.end(), kGuard);
+    row.kernel(in.data() + src_offset, got.data() + dst_offset, count, o);
+    size_t i = 0;
+    if (FirstDifference(got.data() + dst_offset, want.data(), out_bytes, &i)) {
+      const int dbits = BitWidth(row.dst);
       const size_t elem = i * 8 / static_cast<size_t>(dbits);
       uint64_t s = 0;
       std::memcpy(&s, in.data() + src_offset + elem * static_cast<size_t>(BitWidth(row.src)) / 8,
-                  static_cast<size_t>(BitWidth(row.src)) / 8);
+                  static_cast<size_t>((BitWidth(row.src) + 7) / 8));
       FAIL() << Describe(row, o) << ": count " << count << ", element " << elem << " (source bits "
              << test::Hex(s) << "): byte " << i << " expected " << test::Hex(want[i]) << ", got "
              << test::Hex(got[dst_offset + i]);
     }
-  }
-  for (size_t i = 0; i < kGuardBytes; ++i) {
-    ASSERT_EQ(got[dst_offset + out_bytes + i], kGuard)
-        << Describe(row, o) << ": count " << count << " wrote past the output";
-  }
+    for (size_t g = 0; g < kGuardBytes; ++g) {
+      ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)
+          << Describe(row, o) << ": count " << count << " wrote past the output";
+    }
+  });
 }
 
-class KernelTest : public hwy::TestWithParamTarget {};
-HWY_TARGET_INSTANTIATE_TEST_SUITE_P(KernelTest);
-
-TEST_P(KernelTest, DispatchesToTheRequestedTarget) {
-  // Any Cast that has a kernel initialises the dispatch; then the target must match.
-  float x = 1.0f;
-  uint16_t y = 0;
-  ASSERT_TRUE(Cast(&x, DataType::kFloat, &y, DataType::kFloat16, 1).ok());
-  EXPECT_STREQ(hwy::TargetName(GetParam()), ActiveTargetName());
+TEST(KernelTest, DispatchesToEveryTargetUnderTest) {
+  TargetLoop loop;
+  loop.Run([] {
+    // Any Cast that has a kernel initialises the dispatch; then the target must match
+    // the forced one (TargetLoop checks ActiveTargetName before each body).
+    float x = 1.0f;
+    uint16_t y = 0;
+    ASSERT_TRUE(Cast(&x, DataType::kFloat, &y, DataType::kFloat16, 1).ok());
+    EXPECT_EQ(y, 0x3C00);
+  });
 }
 
-TEST_P(KernelTest, EveryRowBitExactAgainstTheReference) {
+TEST(KernelTest, EveryRowBitExactAgainstTheReference) {
+  TargetLoop loop;
   size_t rows = 0;
   const kernels::KernelRow* table = kernels::KernelRows(&rows);
   for (size_t r = 0; r < rows; ++r) {
     const kernels::KernelRow& row = table[r];
     size_t count = 0;
-    const Bytes src = SourceBytes(row.src, &count);
+    const Bytes& src = Source(row.src, &count);
     for (bool saturate : {true, false}) {
       for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
         const CastOptions o{saturate, mode};
-        CheckRow(row, src, count, 0, 0, o);
-        if (HasFatalFailure()) return;
+        CheckRow(loop, row, src, count, 0, 0, o);
+        if (HasFailure()) return;
       }
     }
   }
-  EXPECT_STREQ(hwy::TargetName(GetParam()), ActiveTargetName());
 }
 
 // Every numeric pair that the kernel path takes (a registry row or the blocked
 // two-step hub), with the options that matter for its target, against the reference.
-TEST_P(KernelTest, EveryPairThroughKernelsOrHub) {
+TEST(KernelTest, EveryPairThroughKernelsOrHub) {
+  TargetLoop loop;
   std::vector<DataType> types;
   for (int code = 1; code <= kMaxDataTypeCode; ++code) {
     const auto t = static_cast<DataType>(code);
@@ -211,7 +244,7 @@ TEST_P(KernelTest, EveryPairThroughKernelsOrHub) {
   size_t pairs = 0;
   for (DataType st : types) {
     size_t count = 0;
-    const Bytes src = SourceBytes(st, &count);
+    const Bytes& src = Source(st, &count);
     // Wide sources: the boundary prefix of the pattern set is enough per pair here
     // (the registry rows get the full set above).
     if (BitWidth(st) > 16) count = std::min<size_t>(count, 300000);
@@ -228,43 +261,57 @@ TEST_P(KernelTest, EveryPairThroughKernelsOrHub) {
           }
         }
       }
+      const size_t out_bytes = StorageBytes(dt, count);
+      Bytes want(out_bytes), got(out_bytes + kGuardBytes);
       for (const CastOptions& o : options) {
-        const size_t out_bytes = StorageBytes(dt, count);
-        Bytes want(out_bytes), got(out_bytes + kGuardBytes, kGuard);
-        ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
+        // The kernel path either takes the pair on every target or on none.
+        std::fill(got.begin(), got.end(), kGuard);
         if (!kernels::CastWithKernels(src.data(), st, got.data(), dt, count, o)) continue;
+        ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
         ++pairs;
-        for (size_t i = 0; i < out_bytes; ++i) {
-          ASSERT_EQ(test::Hex(got[i]), test::Hex(want[i]))
-              << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
-              << " round_mode=" << RoundModeName(o.round_mode) << " on " << ActiveTargetName()
-              << ": byte " << i;
-        }
-        for (size_t i = 0; i < kGuardBytes; ++i) ASSERT_EQ(got[out_bytes + i], kGuard);
+        loop.Run([&] {
+          std::fill(got.begin(), got.end(), kGuard);
+          ASSERT_TRUE(kernels::CastWithKernels(src.data(), st, got.data(), dt, count, o))
+              << DataTypeName(st) << " -> " << DataTypeName(dt) << " has no kernel path on "
+              << ActiveTargetName();
+          size_t i = 0;
+          if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
+            FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
+                   << " round_mode=" << RoundModeName(o.round_mode) << " on "
+                   << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
+                   << ", got " << test::Hex(got[i]);
+          }
+          for (size_t g = 0; g < kGuardBytes; ++g) ASSERT_EQ(got[out_bytes + g], kGuard);
+        });
+        if (HasFailure()) return;
       }
     }
   }
   EXPECT_GT(pairs, 0u);
-  std::printf("%s: %zu pair/option combinations through kernels or the hub\n",
-              ActiveTargetName(), pairs);
+  std::printf("%zu pair/option combinations through kernels or the hub on each target\n", pairs);
 }
 
-// Large outputs (kernels may switch to non-temporal stores from 8 MiB of output, e.g. the
-// sub-byte decoders): one call over more than 8 MiB of output, into a buffer that is not
-// vector-aligned, must give the same bytes as the same kernel called on 64K-element pieces
-// (the small-count path, checked against the reference above). Rows whose target is at
-// least as wide as the source.
-TEST_P(KernelTest, LargeOutputsMatchSmallCalls) {
+// Streaming stores: kernels write outputs of 4 or 8 MiB and more with non-temporal
+// stores (cast_loop-inl.h, pack-inl.h), after a head that aligns the output. Here the
+// threshold is lowered to 1 KiB (kernels::g_stream_bytes_override) and every row's output
+// into a buffer that is not vector-aligned must equal the same call with streaming off
+// (the regular path, checked against the reference above; computed on the first target
+// under test, so every target's streamed call is compared with it), with the guard bytes
+// after the output intact.
+TEST(KernelTest, StreamedOutputsMatchRegularStores) {
+  struct Override {
+    explicit Override(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
+    ~Override() { kernels::g_stream_bytes_override = 0; }
+  };
+  TargetLoop loop;
+  std::string first;
   size_t rows = 0;
   const kernels::KernelRow* table = kernels::KernelRows(&rows);
   for (size_t r = 0; r < rows; ++r) {
     const kernels::KernelRow& row = table[r];
-    const size_t sbits = static_cast<size_t>(BitWidth(row.src));
-    const size_t dbits = static_cast<size_t>(BitWidth(row.dst));
-    if (dbits < sbits) continue;
     size_t total = 0;
-    const Bytes pattern = SourceBytes(row.src, &total);
-    const size_t count = (size_t{8} << 20) * 8 / dbits + 37;
+    const Bytes& pattern = Source(row.src, &total);
+    const size_t count = 50000 + 37;
     Bytes src(StorageBytes(row.src, count));
     const size_t pattern_bytes = StorageBytes(row.src, total & ~size_t{7});  // whole bytes
     for (size_t done = 0; done < src.size(); done += pattern_bytes) {
@@ -273,35 +320,47 @@ TEST_P(KernelTest, LargeOutputsMatchSmallCalls) {
     const size_t out_bytes = StorageBytes(row.dst, count);
     // Output at 16 mod 64 bytes, like a large malloc block: element-aligned for every
     // type, not aligned for 32- or 64-byte vectors.
-    Bytes big(out_bytes + 64 + kGuardBytes, kGuard), pieces(out_bytes);
+    Bytes big(out_bytes + 64 + kGuardBytes), regular;
     const size_t offset = (64 + 16 - reinterpret_cast<uintptr_t>(big.data()) % 64) % 64;
-    row.kernel(src.data(), big.data() + offset, count, CastOptions{});
-    constexpr size_t kPiece = 65536;  // a multiple of 8: pieces start on whole bytes
-    for (size_t i = 0; i < count; i += kPiece) {
-      row.kernel(src.data() + i * sbits / 8, pieces.data() + i * dbits / 8,
-                 std::min(kPiece, count - i), CastOptions{});
-    }
-    ASSERT_EQ(0, std::memcmp(big.data() + offset, pieces.data(), out_bytes))
-        << Describe(row, CastOptions{}) << ": count " << count;
-    for (size_t i = 0; i < kGuardBytes; ++i) {
-      ASSERT_EQ(big[offset + out_bytes + i], kGuard)
-          << Describe(row, CastOptions{}) << ": count " << count << " wrote past the output";
-    }
+    loop.Run([&] {
+      if (regular.empty()) {
+        first = ActiveTargetName();
+        regular.resize(out_bytes);
+        Override never(SIZE_MAX);
+        row.kernel(src.data(), regular.data(), count, CastOptions{});
+      }
+      std::fill(big.begin(), big.end(), kGuard);
+      {
+        Override early(1024);
+        row.kernel(src.data(), big.data() + offset, count, CastOptions{});
+      }
+      size_t i = 0;
+      if (FirstDifference(big.data() + offset, regular.data(), out_bytes, &i)) {
+        FAIL() << Describe(row, CastOptions{}) << ": count " << count << ", byte " << i
+               << " differs from the call without streaming on " << first;
+      }
+      for (size_t g = 0; g < kGuardBytes; ++g) {
+        ASSERT_EQ(big[offset + out_bytes + g], kGuard)
+            << Describe(row, CastOptions{}) << ": count " << count << " wrote past the output";
+      }
+    });
+    if (HasFailure()) return;
   }
 }
 
-TEST_P(KernelTest, CountsAndMisalignment) {
+TEST(KernelTest, CountsAndMisalignment) {
+  TargetLoop loop;
   size_t rows = 0;
   const kernels::KernelRow* table = kernels::KernelRows(&rows);
   const size_t max_count = 4 * HWY_MAX_BYTES + 1;  // 4 vectors + 1 of the widest target
   for (size_t r = 0; r < rows; ++r) {
     const kernels::KernelRow& row = table[r];
     size_t total = 0;
-    const Bytes src = SourceBytes(row.src, &total);
+    const Bytes& src = Source(row.src, &total);
     for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
       for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
-        CheckRow(row, src, count, offset, (offset * 7) % 5, CastOptions{});
-        if (HasFatalFailure()) return;
+        CheckRow(loop, row, src, count, offset, (offset * 7) % 5, CastOptions{});
+        if (HasFailure()) return;
       }
     }
   }

@@ -58,18 +58,18 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <gtest/gtest.h>
 
-#include "hwy/tests/hwy_gtest.h"
+#include "test/target_loop.h"
 
 namespace tensorcast {
 namespace {
 
 HWY_EXPORT(TruncateWrongLanes);
 
-class TruncateTest : public hwy::TestWithParamTarget {};
-HWY_TARGET_INSTANTIATE_TEST_SUITE_P(TruncateTest);
-
-TEST_P(TruncateTest, TruncateToBytesIsModularOnEveryVectorSize) {
-  EXPECT_EQ(HWY_DYNAMIC_DISPATCH(TruncateWrongLanes)(), 0u);
+TEST(TruncateTest, TruncateToBytesIsModularOnEveryVectorSize) {
+  test::TargetLoop loop;
+  loop.Run([] {
+    EXPECT_EQ(HWY_DYNAMIC_DISPATCH(TruncateWrongLanes)(), 0u) << "on " << ActiveTargetName();
+  });
 }
 
 }  // namespace

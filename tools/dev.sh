@@ -2,11 +2,16 @@
 # One entry point for users and CI on Debian 12 (bookworm):
 #   tools/dev.sh report [IN]   install what is missing, build, run `tensorcast report`
 #   tools/dev.sh test          install what is missing, build, run the whole test suite,
-#                              then the aarch64 suite under qemu (test-aarch64; skipped when
-#                              TENSORCAST_SKIP_AARCH64=1)
+#                              then the aarch64 suite under qemu (test-aarch64; CI runs it;
+#                              TENSORCAST_SKIP_AARCH64=1 skips it)
 #   tools/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
 #                              libraries if missing, cross-build (build-aarch64) and run the
-#                              GoogleTest suites under qemu for NEON, SVE, SVE2, SVE2_128, SVE_256
+#                              GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
+#                              TENSORCAST_QEMU_RUNS): kernel tests on NEON + SCALAR
+#                              (neoverse-n1), SVE2_128 + SVE2 + SVE (128-bit), SVE_256 + SVE2 +
+#                              SVE (256-bit), SVE2 + SVE (512-bit), one process per CPU; the
+#                              unit tests once (256-bit CPU), their Split tests on every CPU.
+#                              About 8 min of tests plus the cross build on 2 cores.
 #   tools/dev.sh build         install what is missing, build only
 #   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
 #                              numpy and matplotlib from PyPI into build/peers-venv if missing,

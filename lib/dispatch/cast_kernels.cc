@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "lib/dispatch/hub_kernels.h"
+#include "lib/kernels/stream_threshold.h"
 
 namespace tensorcast {
 namespace kernels {
+
+std::atomic<size_t> g_stream_bytes_override{0};
 
 // One per family TU; add a family here and in lib/CMakeLists.txt.
 const KernelRow* FloatKernelRows(size_t* count);

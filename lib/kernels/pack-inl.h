@@ -34,6 +34,7 @@
 #include <type_traits>
 
 #include "hwy/cache_control.h"
+#include "lib/kernels/stream_threshold.h"
 #include "hwy/highway.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
@@ -123,7 +124,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
   const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
     body(in, out, std::false_type());
   };
-  if (count * kOutBits / 8 >= kStreamBytes) {
+  if (count * kOutBits / 8 >= kernels::StreamBytes(kStreamBytes)) {
     const size_t vector_bytes = hn::Lanes(DU8());
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
     const size_t head_bytes = misaligned == 0 ? 0 : vector_bytes - misaligned;
