@@ -107,18 +107,20 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
   CastLoop(du16, du32, static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst), count,
            [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
 #if TENSORCAST_EXACT_NATIVE_F16
-             // The hardware conversion is exact but quiets signalling NaNs; NaN lanes
-             // take the exact bit shift instead.
+             // The hardware conversion is exact but sets the quiet bit of signalling
+             // NaNs (f32 bit 22); the exact bit shift keeps the f16 quiet bit (bit 9,
+             // shifted to 22). NaN lanes get bit 22 from the source: flip it where the
+             // source's is clear (one masked XOR; other lanes are exact already).
              const hn::Rebind<float, DU32> df;
              const hn::Rebind<hwy::float16_t, DU32> dh;
-             const auto f = hn::PromoteTo(df, hn::BitCast(dh, h));
-             const auto wide = hn::PromoteTo(du32, h);
-             const auto exact_nan = hn::Or(
-                 hn::ShiftLeft<16>(hn::And(wide, hn::Set(du32, 0x8000))),
-                 hn::Add(hn::ShiftLeft<13>(hn::And(wide, hn::Set(du32, 0x7FFF))),
-                         hn::Set(du32, 224u << 23)));
-             return hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(f)), exact_nan,
-                                   hn::BitCast(du32, f));
+             // Vectors without NaN (the common case, a predictable branch) skip it.
+             const auto fv = hn::PromoteTo(df, hn::BitCast(dh, h));
+             const auto f = hn::BitCast(du32, fv);
+             const auto nan_f = hn::IsNaN(fv);
+             if (HWY_LIKELY(hn::AllFalse(df, nan_f))) return f;
+             const auto quiet_clear =
+                 hn::AndNot(hn::ShiftLeft<13>(hn::PromoteTo(du32, h)), hn::Set(du32, 1u << 22));
+             return hn::Xor(f, hn::IfThenElseZero(hn::RebindMask(du32, nan_f), quiet_clear));
 #else
              return F16BitsToF32Bits(du32, hn::PromoteTo(du32, h));
 #endif
