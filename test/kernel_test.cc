@@ -368,3 +368,92 @@ TEST(KernelTest, CountsAndMisalignment) {
 
 }  // namespace
 }  // namespace tensorcast
+
+namespace tensorcast {
+namespace {
+
+// Pairs of types with at most 8 bits go through a table lookup from
+// kernels::CastWithKernels' 4096 elements on (lib/dispatch/lut_kernels.cc; the table
+// comes from the kernel path, the lookup itself is checked here): every such pair and
+// option set, every source code repeated to 3 * 4096 + 37 elements, at misaligned source
+// and target offsets, with and without streaming stores (threshold lowered to 1 KiB),
+// against the reference, with the guard bytes after the output intact.
+TEST(KernelTest, SmallCodePairsByTableLookup) {
+  struct StreamOverride {
+    explicit StreamOverride(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
+    ~StreamOverride() { kernels::g_stream_bytes_override = 0; }
+  };
+  TargetLoop loop;
+  std::vector<DataType> types;
+  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
+    const auto t = static_cast<DataType>(code);
+    if (IsCastable(t) && t != DataType::kString && BitWidth(t) <= 8) types.push_back(t);
+  }
+  const size_t count = 3 * 4096 + 37;
+  size_t checks = 0;
+  for (DataType st : types) {
+    size_t total = 0;
+    const Bytes& pattern = Source(st, &total);
+    const size_t pattern_bytes = StorageBytes(st, total);  // every code, whole bytes
+    const size_t src_bytes = StorageBytes(st, count);
+    for (DataType dt : types) {
+      if (dt == st) continue;
+      std::vector<CastOptions> options = {CastOptions{}};
+      if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
+          dt == DataType::kFloat8E5M2 || dt == DataType::kFloat8E5M2FNUZ) {
+        options.push_back(CastOptions{false, RoundMode::kUp});
+      }
+      if (dt == DataType::kFloat8E8M0) {
+        for (bool sat : {true, false}) {
+          for (RoundMode m : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+            options.push_back(CastOptions{sat, m});
+          }
+        }
+      }
+      const size_t out_bytes = StorageBytes(dt, count);
+      for (const CastOptions& o : options) {
+        for (size_t src_offset : {size_t{0}, size_t{1}, size_t{3}}) {
+          const size_t dst_offset = (src_offset * 7) % 5;
+          const size_t stream_bytes = src_offset == 3 ? 1024 : 0;
+          Bytes src(src_offset + src_bytes);
+          for (size_t done = 0; done < src_bytes; done += pattern_bytes) {
+            std::memcpy(src.data() + src_offset + done, pattern.data(),
+                        std::min(pattern_bytes, src_bytes - done));
+          }
+          Bytes want(out_bytes), got(dst_offset + out_bytes + kGuardBytes);
+          ASSERT_TRUE(
+              reference::Cast(src.data() + src_offset, st, want.data(), dt, count, o).ok());
+          ++checks;
+          loop.Run([&] {
+            std::fill(got.begin(), got.end(), kGuard);
+            {
+              StreamOverride stream(stream_bytes);
+              ASSERT_TRUE(kernels::CastWithKernels(src.data() + src_offset, st,
+                                                   got.data() + dst_offset, dt, count, o))
+                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " on "
+                  << ActiveTargetName();
+            }
+            size_t i = 0;
+            if (FirstDifference(got.data() + dst_offset, want.data(), out_bytes, &i)) {
+              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt)
+                     << " saturate=" << o.saturate << " round_mode=" << RoundModeName(o.round_mode)
+                     << " offsets " << src_offset << "/" << dst_offset << " streaming "
+                     << stream_bytes << " on " << ActiveTargetName() << ": byte " << i
+                     << " expected " << test::Hex(want[i]) << ", got " << test::Hex(got[i]);
+            }
+            for (size_t g = 0; g < kGuardBytes; ++g) {
+              ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)
+                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote past the output";
+            }
+          });
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checks, 0u);
+  std::printf("%zu pair/option/offset combinations by table lookup on each target\n", checks);
+}
+
+}  // namespace
+}  // namespace tensorcast

@@ -19,6 +19,9 @@ const KernelRow* IntKernelRows(size_t* count);
 const KernelRow* IntFloatKernelRows(size_t* count);
 const KernelRow* Float8KernelRows(size_t* count);
 const KernelRow* SubbyteKernelRows(size_t* count);
+// lib/dispatch/lut_kernels.cc: out[i] = table[code i] (see LutCast there).
+void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, const void* src,
+                     void* dst, size_t count);
 
 namespace {
 
@@ -144,12 +147,60 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
   return plan->decode != nullptr || plan->odd_decode != nullptr;
 }
 
+// Types with at most 8 bits (at most 256 codes).
+bool IsSmallCode(DataType t) {
+  switch (t) {
+    case DataType::kInt8: case DataType::kUint8: case DataType::kBool:
+    case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kInt4:
+    case DataType::kUint4: case DataType::kFloat4E2M1: case DataType::kInt2: case DataType::kUint2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// From this many elements on, a pair of small-code types is cast by table lookup: the
+// table (one kernel call on the <= 256 source codes) is then amortised.
+constexpr size_t kLutMinCount = 4096;
+
+// Casts through a table of the pair's results on every source code, computed with the
+// kernel path below (exact, with these options); false, writing nothing, when the pair
+// has no kernel path.
+bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_type,
+                   size_t count, const CastOptions& options) {
+  const int src_bits = BitWidth(src_type), dst_bits = BitWidth(dst_type);
+  const size_t codes = size_t{1} << src_bits;
+  // Every source code in order, packed like the type (element 0 in the low bits).
+  uint8_t in[256] = {};
+  for (size_t c = 0; c < codes; ++c) {
+    in[c * static_cast<size_t>(src_bits) / 8] = static_cast<uint8_t>(
+        in[c * static_cast<size_t>(src_bits) / 8] | c << (c * static_cast<size_t>(src_bits) % 8));
+  }
+  uint8_t out[256] = {};
+  if (!CastWithKernels(in, src_type, out, dst_type, codes, options)) return false;
+  alignas(64) uint8_t table[256] = {};
+  const unsigned dst_mask = (1u << dst_bits) - 1;
+  for (size_t c = 0; c < codes; ++c) {
+    const size_t bit = c * static_cast<size_t>(dst_bits);
+    table[c] = static_cast<uint8_t>((out[bit / 8] >> (bit % 8)) & dst_mask);
+  }
+  LutCastDispatch(table, src_bits, dst_bits, src, dst, count);
+  return true;
+}
+
 }  // namespace
 
 bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
                      size_t count, const CastOptions& options) {
   if (const CastKernel kernel = FindKernel(src_type, dst_type)) {
     kernel(src, dst, count, options);
+    return true;
+  }
+  // Two-step pairs of small-code types: by table lookup (the direct kernels of such
+  // pairs, integer wrap/pack and bool, are as fast or faster on every target).
+  if (count >= kLutMinCount && src_type != dst_type && IsSmallCode(src_type) &&
+      IsSmallCode(dst_type) && CastWithTable(src, src_type, dst, dst_type, count, options)) {
     return true;
   }
   if (src_type == dst_type) return false;  // a copy (the reference's memcpy)

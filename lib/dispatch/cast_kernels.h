@@ -28,7 +28,10 @@ CastKernel FindKernel(DataType src, DataType dst);
 // Converts with the pair's kernel, or, for a pair without one, with the blocked
 // two-step path: an L1-sized block is decoded into float32 lanes (exactly, or rounded
 // to odd for DOUBLE / 32- and 64-bit integer sources into the small float types) and
-// encoded once. Returns false, writing nothing, when neither applies.
+// encoded once. Pairs without a kernel whose types both have at most 8 bits are cast,
+// from 4096 elements on, by table lookup: the table holds the two-step path's result for
+// every source code (lib/dispatch/lut_kernels.cc). Returns false, writing nothing, when
+// none applies.
 bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
                      size_t count, const CastOptions& options);
 

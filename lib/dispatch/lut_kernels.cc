@@ -1,0 +1,305 @@
+// foreach_target TU of the table-lookup kernel (kernels::CastWithKernels, large counts of
+// pairs whose source and target both have at most 8 bits): the source has at most 256
+// codes, so the cast is out[i] = table[code(in[i])] with a table that the caller builds
+// once per call with the exact kernel path. Here: that lookup on every target.
+//   8-bit sources: a 256-entry byte table; AVX3_DL: two VPERMT2B (128 entries each) and
+//     a select on bit 7; other SIMD targets: 16 TableLookupBytes over the low nibble
+//     (one per high nibble) and a tree of 15 selects on bits 4..7; tables whose
+//     entries 1..255 are equal (bool sources): a compare and select.
+//   4-/2-bit sources: the codes unpacked into u8 lanes (pack-inl.h order), one 16-entry
+//     TableLookupBytes.
+//   4-/2-bit targets: the looked-up codes packed with PackNibbles8 / PackCrumbs8.
+//   SCALAR: an element loop.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/dispatch/lut_kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/pack-inl.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+
+// Outputs of at least this many bytes are written with non-temporal stores (as CastLoop).
+constexpr size_t kLutStreamBytes = size_t{4} << 20;
+
+#if HWY_TARGET == HWY_SCALAR
+
+template <int kIn, int kOut>
+void LutLoopScalar(const uint8_t* HWY_RESTRICT table, const uint8_t* HWY_RESTRICT in,
+                   uint8_t* HWY_RESTRICT out, size_t count) {
+  constexpr unsigned kInMask = (1u << kIn) - 1;
+  constexpr unsigned kOutMask = (1u << kOut) - 1;
+  for (size_t i = 0; i < count; ++i) {
+    const unsigned code =
+        kIn == 8 ? in[i] : (in[i * kIn / 8] >> (i * kIn % 8)) & kInMask;
+    const unsigned value = table[code];
+    if constexpr (kOut == 8) {
+      out[i] = static_cast<uint8_t>(value);
+    } else {
+      const size_t byte = i * kOut / 8;
+      const unsigned shift = static_cast<unsigned>(i * kOut % 8);
+      if (shift == 0) out[byte] = 0;
+      out[byte] = static_cast<uint8_t>(out[byte] | ((value & kOutMask) << shift));
+    }
+  }
+}
+
+#else  // HWY_TARGET != HWY_SCALAR
+
+// table[v] for every byte v of a u8 vector, with a 256-entry table.
+#if HWY_TARGET == HWY_AVX3_DL
+class Lookup256 {
+ public:
+  explicit Lookup256(const uint8_t* table)
+      : t0_(_mm512_loadu_si512(table)),
+        t1_(_mm512_loadu_si512(table + 64)),
+        t2_(_mm512_loadu_si512(table + 128)),
+        t3_(_mm512_loadu_si512(table + 192)) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> v) const {
+    const __m512i lo = _mm512_permutex2var_epi8(t0_, v.raw, t1_);  // entries 0..127
+    const __m512i hi = _mm512_permutex2var_epi8(t2_, v.raw, t3_);  // entries 128..255
+    return hn::Vec<DU8>{_mm512_mask_blend_epi8(_mm512_movepi8_mask(v.raw), lo, hi)};
+  }
+
+ private:
+  __m512i t0_, t1_, t2_, t3_;
+};
+#else
+class Lookup256 {
+ public:
+  explicit Lookup256(const uint8_t* table) : table_(table) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> v) const {
+    const DU8 du8;
+    const hn::Repartition<int8_t, DU8> di8;
+    const hn::Repartition<uint16_t, DU8> du16;
+    const auto lo = hn::And(v, hn::Set(du8, 0x0F));
+    // Bit b (4..7) of each byte moved to its sign bit; in u16 lanes, bits shifted out of
+    // the low byte land in the high byte's low bits, which the selects ignore.
+    // Masks from the sign bits (not IfNegativeThenElse: Highway 1.0.3's int8 version on
+    // SSSE3 is IfThenElse(MaskFromVec(v)), an and/andnot that needs all-ones lanes).
+    const auto w = hn::BitCast(du16, v);
+    const auto sign = [&](hn::Vec<decltype(du16)> x) TC_LAMBDA_INLINE {
+      return hn::MaskFromVec(hn::BroadcastSignBit(hn::BitCast(di8, x)));
+    };
+    const auto m4 = sign(hn::ShiftLeft<3>(w));
+    const auto m5 = sign(hn::ShiftLeft<2>(w));
+    const auto m6 = sign(hn::ShiftLeft<1>(w));
+    const auto m7 = sign(w);
+    const auto row = [&](size_t h) HWY_ATTR {
+      return hn::BitCast(di8, hn::TableLookupBytes(hn::LoadDup128(du8, table_ + 16 * h), lo));
+    };
+    const auto pair4 = [&](size_t h) HWY_ATTR {  // rows h, h + 1 selected by bit 4
+      const auto a = row(h);
+      const auto b = row(h + 1);
+      return hn::IfThenElse(m4, b, a);
+    };
+    const auto quad5 = [&](size_t h) HWY_ATTR {
+      const auto a = pair4(h);
+      const auto b = pair4(h + 2);
+      return hn::IfThenElse(m5, b, a);
+    };
+    const auto oct6 = [&](size_t h) HWY_ATTR {
+      const auto a = quad5(h);
+      const auto b = quad5(h + 4);
+      return hn::IfThenElse(m6, b, a);
+    };
+    const auto a = oct6(0);
+    const auto b = oct6(8);
+    return hn::BitCast(du8, hn::IfThenElse(m7, b, a));
+  }
+
+ private:
+  const uint8_t* table_;
+};
+#endif
+
+// For 256-entry tables whose entries 1..255 are equal (bool sources, and any other
+// source whose non-zero codes all give one result): one compare and select.
+class LookupZero {
+ public:
+  explicit LookupZero(const uint8_t* table)
+      : zero_(hn::Set(DU8(), table[0])), nonzero_(hn::Set(DU8(), table[1])) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> v) const {
+    return hn::IfThenElse(hn::Eq(v, hn::Zero(DU8())), zero_, nonzero_);
+  }
+
+ private:
+  hn::Vec<DU8> zero_, nonzero_;
+};
+
+// table16[code] for codes 0..15 in u8 lanes.
+class Lookup16 {
+ public:
+  explicit Lookup16(const uint8_t* table) : t_(hn::LoadDup128(DU8(), table)) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> codes) const {
+    return hn::TableLookupBytes(t_, codes);
+  }
+
+ private:
+  hn::Vec<DU8> t_;
+};
+
+// The codes (zero-extended) of the n8 elements starting at in (element 0 at bit 0 of
+// in[0]), in u8 lanes, for 4- or 2-bit elements (as ForEachCodeVector).
+template <int kBits>
+HWY_INLINE hn::Vec<DU8> UnpackCodes(const uint8_t* HWY_RESTRICT in) {
+  const DU8 du8;
+  if constexpr (kBits == 4) {
+    const hn::Repartition<uint16_t, DU8> du16;
+    const hn::Rebind<uint8_t, decltype(du16)> du8_half;
+    const auto w = hn::PromoteTo(du16, hn::LoadU(du8_half, in));
+    return hn::BitCast(du8, hn::And(hn::Or(w, hn::ShiftLeft<4>(w)), hn::Set(du16, 0x0F0F)));
+  } else {
+    const hn::Repartition<uint32_t, DU8> du32;
+    const hn::Rebind<uint8_t, decltype(du32)> du8_quarter;
+    const auto b = hn::PromoteTo(du32, hn::LoadU(du8_quarter, in));
+    const auto t = hn::Or(b, hn::ShiftLeft<12>(b));
+    return hn::BitCast(du8, hn::And(hn::Or(t, hn::ShiftLeft<6>(t)), hn::Set(du32, 0x03030303)));
+  }
+}
+
+// One chunk: 8 / min(kIn, kOut) u8 vectors of elements; the output of a chunk is a whole
+// number of u8 vectors (stored with StoreOut<kStream>: aligned when streaming).
+template <int kIn, int kOut, bool kStream, class Lookup>
+HWY_INLINE void LutChunk(const Lookup& lookup, const uint8_t* HWY_RESTRICT in,
+                         uint8_t* HWY_RESTRICT out) {
+  const DU8 du8;
+  const size_t n8 = hn::Lanes(du8);
+  const auto value = [&](size_t j) HWY_ATTR {  // looked-up codes of vector j of the chunk
+    if constexpr (kIn == 8) {
+      return lookup(hn::LoadU(du8, in + j * n8));
+    } else {
+      return lookup(UnpackCodes<kIn>(in + j * n8 * kIn / 8));
+    }
+  };
+  constexpr int kMin = kIn < kOut ? kIn : kOut;
+  constexpr size_t kVectors = 8 / kMin;
+  if constexpr (kOut == 8) {
+    for (size_t j = 0; j < kVectors; ++j) StoreOut<kStream>(value(j), du8, out + j * n8);
+  } else if constexpr (kOut == 4) {
+    for (size_t m = 0; m < kVectors / 2; ++m) {
+      const auto a = value(2 * m);
+      const auto b = value(2 * m + 1);
+      StoreOut<kStream>(PackNibbles8(a, b), du8, out + m * n8);
+    }
+  } else {
+    for (size_t m = 0; m < kVectors / 4; ++m) {
+      const auto a = value(4 * m);
+      const auto b = value(4 * m + 1);
+      const auto c = value(4 * m + 2);
+      const auto d = value(4 * m + 3);
+      StoreOut<kStream>(PackCrumbs8(a, b, c, d), du8, out + m * n8);
+    }
+  }
+}
+
+// LutChunk over `count` elements (SubbyteLoop: tails through zero-filled stack buffers),
+// with streaming stores from kLutStreamBytes of output on (after a head of regular
+// chunks up to the first vector-aligned output byte, as DecodeLoop).
+template <int kIn, int kOut, class Lookup>
+HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t count) {
+  const size_t n8 = hn::Lanes(DU8());
+  constexpr int kMin = kIn < kOut ? kIn : kOut;
+  const size_t chunk = n8 * 8 / kMin;
+  const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+    LutChunk<kIn, kOut, false>(lookup, in, out);
+  };
+  if (count * kOut / 8 >= kernels::StreamBytes(kLutStreamBytes)) {
+    const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % n8;
+    const size_t head_bytes = misaligned == 0 ? 0 : n8 - misaligned;
+    const size_t head = head_bytes * 8 / kOut;
+    if (head * kOut == head_bytes * 8 && head * kIn % 8 == 0) {
+      SubbyteLoop<kIn, kOut>(src, dst, head, chunk, regular);
+      SubbyteLoop<kIn, kOut>(static_cast<const uint8_t*>(src) + head * kIn / 8,
+                             static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
+                             [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+                               LutChunk<kIn, kOut, true>(lookup, in, out);
+                             });
+      hwy::FlushStream();
+      return;
+    }
+  }
+  SubbyteLoop<kIn, kOut>(src, dst, count, chunk, regular);
+}
+
+template <int kIn, int kOut>
+HWY_NOINLINE void LutLoopVector(const uint8_t* HWY_RESTRICT table, const void* src, void* dst,
+                                size_t count) {
+  if constexpr (kIn == 8) {
+    bool zero_or_not = true;
+    for (size_t c = 2; c < 256; ++c) zero_or_not = zero_or_not && table[c] == table[1];
+    if (zero_or_not) {
+      LutLoop<kIn, kOut>(LookupZero(table), src, dst, count);
+    } else {
+      LutLoop<kIn, kOut>(Lookup256(table), src, dst, count);
+    }
+  } else {
+    LutLoop<kIn, kOut>(Lookup16(table), src, dst, count);
+  }
+  // Padding bits of a partial last byte: the tail converted zero codes, whose table
+  // entry need not be 0.
+  if constexpr (kOut < 8) {
+    const size_t bits = count * kOut % 8;
+    if (bits != 0) {
+      uint8_t* last = static_cast<uint8_t*>(dst) + count * kOut / 8;
+      *last = static_cast<uint8_t>(*last & ((1u << bits) - 1));
+    }
+  }
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+template <int kIn, int kOut>
+void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
+#if HWY_TARGET == HWY_SCALAR
+  LutLoopScalar<kIn, kOut>(table, static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst),
+                           count);
+#else
+  LutLoopVector<kIn, kOut>(table, src, dst, count);
+#endif
+}
+
+// out[i] = table[code i of src] for `count` elements of src_bits (8, 4 or 2) into codes
+// of dst_bits (8, 4 or 2; the table's entries in the low dst_bits bits). table: 256
+// entries for 8-bit sources, 16 for 4- and 2-bit ones (entries past 2^src_bits unused).
+void LutCast(const uint8_t* table, int src_bits, int dst_bits, const void* src, void* dst,
+             size_t count) {
+  const int key = src_bits * 16 + dst_bits;
+  switch (key) {
+    case 8 * 16 + 8: return LutRun<8, 8>(table, src, dst, count);
+    case 8 * 16 + 4: return LutRun<8, 4>(table, src, dst, count);
+    case 8 * 16 + 2: return LutRun<8, 2>(table, src, dst, count);
+    case 4 * 16 + 8: return LutRun<4, 8>(table, src, dst, count);
+    case 4 * 16 + 4: return LutRun<4, 4>(table, src, dst, count);
+    case 4 * 16 + 2: return LutRun<4, 2>(table, src, dst, count);
+    case 2 * 16 + 8: return LutRun<2, 8>(table, src, dst, count);
+    case 2 * 16 + 4: return LutRun<2, 4>(table, src, dst, count);
+    case 2 * 16 + 2: return LutRun<2, 2>(table, src, dst, count);
+    default: return;
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tensorcast {
+namespace kernels {
+
+HWY_EXPORT(LutCast);
+
+// Declared in lib/dispatch/cast_kernels.cc.
+void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, const void* src,
+                     void* dst, size_t count) {
+  HWY_DYNAMIC_DISPATCH(LutCast)(table, src_bits, dst_bits, src, dst, count);
+}
+
+}  // namespace kernels
+}  // namespace tensorcast
+#endif  // HWY_ONCE
