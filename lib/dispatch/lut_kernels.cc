@@ -120,8 +120,20 @@ class Lookup256 {
 
 // For 256-entry tables whose entries 1..255 are equal (bool sources, and any other
 // source whose non-zero codes all give one result): one compare and select.
+// (Scalable vectors, SVE, cannot be class members: there the lookups keep the table
+// bytes and build the vectors on each call.)
 class LookupZero {
  public:
+#if HWY_HAVE_SCALABLE
+  explicit LookupZero(const uint8_t* table) : zero_(table[0]), nonzero_(table[1]) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> v) const {
+    const DU8 du8;
+    return hn::IfThenElse(hn::Eq(v, hn::Zero(du8)), hn::Set(du8, zero_), hn::Set(du8, nonzero_));
+  }
+
+ private:
+  uint8_t zero_, nonzero_;
+#else
   explicit LookupZero(const uint8_t* table)
       : zero_(hn::Set(DU8(), table[0])), nonzero_(hn::Set(DU8(), table[1])) {}
   HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> v) const {
@@ -130,11 +142,21 @@ class LookupZero {
 
  private:
   hn::Vec<DU8> zero_, nonzero_;
+#endif
 };
 
 // table16[code] for codes 0..15 in u8 lanes.
 class Lookup16 {
  public:
+#if HWY_HAVE_SCALABLE
+  explicit Lookup16(const uint8_t* table) : table_(table) {}
+  HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> codes) const {
+    return hn::TableLookupBytes(hn::LoadDup128(DU8(), table_), codes);
+  }
+
+ private:
+  const uint8_t* table_;
+#else
   explicit Lookup16(const uint8_t* table) : t_(hn::LoadDup128(DU8(), table)) {}
   HWY_INLINE hn::Vec<DU8> operator()(hn::Vec<DU8> codes) const {
     return hn::TableLookupBytes(t_, codes);
@@ -142,6 +164,7 @@ class Lookup16 {
 
  private:
   hn::Vec<DU8> t_;
+#endif
 };
 
 // The codes (zero-extended) of the n8 elements starting at in (element 0 at bit 0 of
