@@ -118,7 +118,8 @@ HWY_INLINE void StoreOut(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p) {
 // with StoreOut<kStream>. Outputs of at least kStreamBytes: a head of regular stores up to
 // the first vector-aligned output byte (when that leaves the source byte-aligned), then
 // streaming stores and one FlushStream.
-template <int kInBits, int kOutBits, class Body>
+// Encoders whose chunks store whole u8 vectors use it too (kPrefetch as SubbyteLoop).
+template <int kInBits, int kOutBits, bool kPrefetch = false, class Body>
 HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chunk,
                            const Body& body) {
   const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
@@ -131,7 +132,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
     const size_t head = head_bytes * 8 / kOutBits;
     if (head * kOutBits == head_bytes * 8 && head * kInBits % 8 == 0) {
       SubbyteLoop<kInBits, kOutBits>(src, dst, head, chunk, regular);
-      SubbyteLoop<kInBits, kOutBits>(
+      SubbyteLoop<kInBits, kOutBits, kPrefetch>(
           static_cast<const uint8_t*>(src) + head * kInBits / 8,
           static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
           [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
@@ -141,7 +142,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
       return;
     }
   }
-  SubbyteLoop<kInBits, kOutBits>(src, dst, count, chunk, regular);
+  SubbyteLoop<kInBits, kOutBits, kPrefetch>(src, dst, count, chunk, regular);
 }
 
 // ------------------------------------------------------------------ packing

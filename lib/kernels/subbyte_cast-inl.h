@@ -218,8 +218,10 @@ template <int kSrcBits, int kBits, bool kPrefetch, class Enc>
 HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
-  SubbyteLoop<kSrcBits, kBits, kPrefetch>(src, dst, count, PackedChunk<kBits>(),
-                               [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+  // DecodeLoop: large outputs are streamed (f32 -> int4 at 64 MiB read at ~13 GB/s with
+  // regular stores).
+  DecodeLoop<kSrcBits, kBits, kPrefetch>(src, dst, count, PackedChunk<kBits>(),
+                               [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
     const auto code = [&](size_t j) TC_LAMBDA_INLINE {
       if constexpr (kSrcBits == 64) {
         (void)enc;
@@ -230,7 +232,7 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
         return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
       }
     };
-    hn::StoreU(PackCodes32<kBits>(du32, code), DU8(), out);
+    StoreOut<decltype(stream)::value>(PackCodes32<kBits>(du32, code), DU8(), out);
   });
 }
 
