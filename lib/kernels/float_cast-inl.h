@@ -113,14 +113,13 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
              // source's is clear (one masked XOR; other lanes are exact already).
              const hn::Rebind<float, DU32> df;
              const hn::Rebind<hwy::float16_t, DU32> dh;
-             // Vectors without NaN (the common case, a predictable branch) skip it.
+             // Branch-free: a "skip vectors without NaN" branch measured 2x slower at
+             // 64 MiB on random bits (40% of 16-lane vectors hold a NaN: mispredicted).
              const auto fv = hn::PromoteTo(df, hn::BitCast(dh, h));
              const auto f = hn::BitCast(du32, fv);
-             const auto nan_f = hn::IsNaN(fv);
-             if (HWY_LIKELY(hn::AllFalse(df, nan_f))) return f;
              const auto quiet_clear =
                  hn::AndNot(hn::ShiftLeft<13>(hn::PromoteTo(du32, h)), hn::Set(du32, 1u << 22));
-             return hn::Xor(f, hn::IfThenElseZero(hn::RebindMask(du32, nan_f), quiet_clear));
+             return hn::Xor(f, hn::IfThenElseZero(hn::RebindMask(du32, hn::IsNaN(fv)), quiet_clear));
 #else
              return F16BitsToF32Bits(du32, hn::PromoteTo(du32, h));
 #endif
