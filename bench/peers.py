@@ -27,8 +27,8 @@ is faster).
 
 ml_dtypes and numpy keep 4-bit types unpacked (one byte per element); tensorcast and ORT use
 ONNX's packed layout (two per byte). Each is timed in its native layout; the correctness
-cross-check packs ml_dtypes' result first. STRING pairs run at smaller sizes (--string-sizes)
-because every implementation is 10-100x slower there.
+cross-check packs ml_dtypes' result first. STRING pairs have their own sizes (--string-sizes,
+default 64K and 16M like the others) because every implementation is 100-1000x slower there.
 
 The cross-check counts elements whose bits differ between tensorcast and ml_dtypes / numpy,
 and between tensorcast and ORT (outputs of the timed runs). Some differences are by
@@ -732,7 +732,7 @@ def render(rows, overheads, tc, args, elapsed):
         lines += notes
         lines.append("- i4 / f4e2m1: astype / copyto work on ml_dtypes' unpacked layout (1 byte per "
                      "element); tensorcast and ORT on ONNX's packed layout (2 per byte).")
-        lines.append("- STRING pairs run at --string-sizes elements (default 64K and 1M), not 16M. "
+        lines.append("- STRING pairs run at --string-sizes elements (default 64K and 16M). "
                      "ORT's Python binding cannot bind a string input: string -> f32 runs "
                      "`sess.run`, which converts the numpy str array to std::strings and "
                      "allocates the output on every call. f32 -> string: ORT allocates its "
@@ -758,8 +758,9 @@ def chart(rows, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sizes = sorted({r.n for r in rows if not r.pair.has_string})
     str_sizes = sorted({r.n for r in rows if r.pair.has_string})
+    # A run of string pairs only (--pairs string) charts them by their own sizes.
+    sizes = sorted({r.n for r in rows if not r.pair.has_string}) or str_sizes
     groups = []
     for i, size in enumerate(sizes):
         sel = [r for r in rows if (r.n == size and not r.pair.has_string)
@@ -826,8 +827,9 @@ def main():
     ap.add_argument("--no-tensorcast", action="store_true",
                     help="peers only (no C library needed)")
     ap.add_argument("--sizes", default="64K,16M", help="element counts (default 64K,16M)")
-    ap.add_argument("--string-sizes", default="64K,1M",
-                    help="element counts of the STRING pairs (default 64K,1M)")
+    ap.add_argument("--string-sizes", default="64K,16M",
+                    help="element counts of the STRING pairs (default 64K,16M, as the other pairs;"
+                         " 16M strings take a few minutes and ~4 GB)")
     ap.add_argument("--pairs", default="",
                     help="comma-separated substrings of pair labels to run (default: all)")
     ap.add_argument("--samples", type=int, default=7)
