@@ -1,20 +1,11 @@
 // Macros with which a kernel family's foreach_target TU expands only its own rows of
 // cast_pairs.inc. In the TU, after the per-target code and under HWY_ONCE:
 //
+//   #include "lib/dispatch/family_rows.h"
 //   #define TC_FAMILY_float 1
 //   namespace tensorcast { namespace kernels {
-//   #define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
-//   #include "lib/dispatch/cast_pairs.inc"
-//   #undef TC_CAST_PAIR
-//   const KernelRow* FloatKernelRows(size_t* row_count) {
-//     static constexpr KernelRow kRows[] = {
-//   #define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, TC_KERNEL_ROW(S, D, K))
-//   #include "lib/dispatch/cast_pairs.inc"
-//   #undef TC_CAST_PAIR
-//     };
-//     *row_count = sizeof(kRows) / sizeof(kRows[0]);
-//     return kRows;
-//   }
+//   #define TC_FAMILY_ROWS_FUNCTION FloatKernelRows
+//   #include "lib/dispatch/family_table.inc"   // HWY_EXPORTs + FloatKernelRows()
 //   }}
 #ifndef TENSORCAST_LIB_DISPATCH_FAMILY_ROWS_H_
 #define TENSORCAST_LIB_DISPATCH_FAMILY_ROWS_H_

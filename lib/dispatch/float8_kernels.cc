@@ -13,19 +13,8 @@
 namespace tensorcast {
 namespace kernels {
 
-#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, HWY_EXPORT(K);)
-#include "lib/dispatch/cast_pairs.inc"
-#undef TC_CAST_PAIR
-
-const KernelRow* Float8KernelRows(size_t* row_count) {
-  static constexpr KernelRow kRows[] = {
-#define TC_CAST_PAIR(F, S, D, K) TC_IF_FAMILY(F, TC_KERNEL_ROW(S, D, K))
-#include "lib/dispatch/cast_pairs.inc"
-#undef TC_CAST_PAIR
-  };
-  *row_count = sizeof(kRows) / sizeof(kRows[0]);
-  return kRows;
-}
+#define TC_FAMILY_ROWS_FUNCTION Float8KernelRows
+#include "lib/dispatch/family_table.inc"
 
 }  // namespace kernels
 }  // namespace tensorcast
