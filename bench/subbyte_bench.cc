@@ -10,6 +10,8 @@
 //   build-*/bench/subbyte_bench --benchmark_filter='INT4|memcpy'
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -33,24 +35,8 @@ std::string SizeName(size_t elements) {
                                        : std::to_string(elements);
 }
 
-// `count` float32 values N(0, 1) x 4 from a fixed-seed generator (65536, tiled).
-std::vector<float> Sample(size_t count) {
-  std::vector<float> tile(65536);
-  uint64_t state = 0x5EEDull;
-  auto uniform = [&state] {  // SplitMix64 -> (0, 1]
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (static_cast<double>((z ^ (z >> 31)) >> 11) + 1) * 0x1.0p-53;
-  };
-  for (float& x : tile) {
-    const double r = std::sqrt(-2.0 * std::log(uniform()));
-    x = static_cast<float>(4.0 * r * std::cos(6.283185307179586 * uniform()));
-  }
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = tile[i % tile.size()];
-  return v;
-}
+// `count` float32 values N(0, 1) x 4 (bench_util.h).
+std::vector<float> Sample(size_t count) { return tensorcast_bench::NormalSample(count, 4.0); }
 
 void BM_Kernel(benchmark::State& state, DataType from, DataType to, size_t count) {
   const tensorcast::kernels::CastKernel kernel = tensorcast::kernels::FindKernel(from, to);
