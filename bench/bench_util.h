@@ -1,10 +1,15 @@
-// Helpers shared by the family benchmarks (float8_bench, subbyte_bench).
+// Helpers shared by the benchmarks: NormalSample (float8_bench, subbyte_bench),
+// AlignedBuffer and InterleavedSpeedup (kernel_bench, split_bench).
 #ifndef TENSORCAST_BENCH_BENCH_UTIL_H_
 #define TENSORCAST_BENCH_BENCH_UTIL_H_
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace tensorcast_bench {
@@ -26,6 +31,54 @@ inline std::vector<float> NormalSample(size_t count, double scale) {
   std::vector<float> v(count);
   for (size_t i = 0; i < count; ++i) v[i] = tile[i % tile.size()];
   return v;
+}
+
+// A 64-byte aligned heap buffer, filled (so no page fault happens in a timed loop), as
+// tensors usually are (a large std::vector starts 16 bytes into a page, which puts every
+// vector store of a row across two cache lines).
+class AlignedBuffer {
+ public:
+  AlignedBuffer(size_t n, uint8_t fill)
+      : size_(n), data_(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
+    std::memset(data_, fill, n);
+  }
+  ~AlignedBuffer() { std::free(data_); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_;
+  uint8_t* data_;
+};
+
+// Seconds for `n` back-to-back calls of f.
+template <typename F>
+double BatchSeconds(const F& f, size_t n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < n; ++i) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// How much faster `subject` runs than `baseline` (baseline time / subject time), each
+// the best of 7 batches of `batch` calls, the batches interleaved so that load changes
+// of a shared machine (and the drift of memory bandwidth between processes) hit both
+// alike. > 1: the subject is faster.
+template <typename S, typename B>
+double InterleavedSpeedup(const S& subject, const B& baseline, size_t batch) {
+  double best_subject = 1e30, best_baseline = 1e30;
+  for (int rep = 0; rep < 7; ++rep) {
+    best_subject = std::min(best_subject, BatchSeconds(subject, batch));
+    best_baseline = std::min(best_baseline, BatchSeconds(baseline, batch));
+  }
+  return best_baseline / best_subject;
+}
+
+// Calls per batch for a call that moves `bytes` bytes: about 16 MiB per batch (a few
+// milliseconds), at least one call.
+inline size_t BatchCalls(size_t bytes) {
+  return std::max<size_t>(1, (size_t{16} << 20) / (bytes + 1));
 }
 
 }  // namespace tensorcast_bench

@@ -1,7 +1,8 @@
 // Split throughput next to memcpy of the same bytes, in the same binary.
 // bytes_per_second counts bytes read + written (source + all outputs), for memcpy too
 // (2 x its size), so rows of equal size compare directly. Each Split row also reports
-// x_memcpy, measured inside the row (interleaved batches, see BM_Split). Times are CPU time; all
+// x_memcpy, measured inside the row (interleaved batches, see BM_Split), and for
+// whole-byte types x_memcpy_blocks: next to glibc's memcpy called once per block. Times are CPU time; all
 // buffers are 64-byte aligned.
 //
 //   Split/FLOAT[S,S]/axis0/4   the equal 4-way split along axis 0 (4 contiguous copies)
@@ -19,7 +20,6 @@
 #include <tensorcast/tensorcast.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -27,35 +27,17 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
+
 namespace {
 
 using tensorcast::DataType;
 
-// 64-byte aligned buffers, as tensors usually are (a std::vector of this size comes
-// from mmap at a page offset of 16 bytes, which would misalign every row).
-struct Buffer {
-  explicit Buffer(size_t n, uint8_t fill)
-      : size(n), data(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
-    std::memset(data, fill, n);
-  }
-  ~Buffer() { std::free(data); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  size_t size;
-  uint8_t* data;
-};
+using tensorcast_bench::AlignedBuffer;
 
 std::string SizeName(size_t bytes) {
   return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + "MiB"
                                     : std::to_string(bytes >> 10) + "KiB";
-}
-
-// Seconds for `n` back-to-back calls of f.
-template <typename F>
-double BatchSeconds(const F& f, size_t n) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < n; ++i) f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Source filled with a byte pattern, outputs allocated and touched up front (no page
@@ -65,24 +47,24 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
   size_t total = 1;
   for (int64_t d : shape) total *= static_cast<size_t>(d);
   const size_t src_bytes = tensorcast::StorageBytes(type, total);
-  Buffer src(src_bytes, 0);
-  for (size_t i = 0; i < src_bytes; ++i) src.data[i] = static_cast<uint8_t>(i * 131 + 7);
+  AlignedBuffer src(src_bytes, 0);
+  for (size_t i = 0; i < src_bytes; ++i) src.data()[i] = static_cast<uint8_t>(i * 131 + 7);
   const size_t ax =
       static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis);
   size_t outer = 1, inner = 1;
   for (size_t k = 0; k < ax; ++k) outer *= static_cast<size_t>(shape[k]);
   for (size_t k = ax + 1; k < shape.size(); ++k) inner *= static_cast<size_t>(shape[k]);
-  std::vector<std::unique_ptr<Buffer>> outs;
+  std::vector<std::unique_ptr<AlignedBuffer>> outs;
   std::vector<void*> ptrs;
   size_t out_bytes = 0;
   for (int64_t s : sizes) {
     const size_t bytes = tensorcast::StorageBytes(type, outer * static_cast<size_t>(s) * inner);
-    outs.push_back(std::make_unique<Buffer>(bytes, uint8_t{1}));
-    ptrs.push_back(outs.back()->data);
+    outs.push_back(std::make_unique<AlignedBuffer>(bytes, uint8_t{1}));
+    ptrs.push_back(outs.back()->data());
     out_bytes += bytes;
   }
   for (auto _ : state) {
-    const tensorcast::Status s = tensorcast::Split(src.data, type, shape.data(), shape.size(), axis,
+    const tensorcast::Status s = tensorcast::Split(src.data(), type, shape.data(), shape.size(), axis,
                                                    sizes.data(), sizes.size(), ptrs.data());
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
@@ -94,34 +76,50 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(src_bytes + out_bytes));
   // x_memcpy: memcpy time of the same bytes (source size, into one buffer) divided by the
-  // Split time, both the best of 7 interleaved batches of >= 2 ms, so load changes on a
-  // shared machine hit both alike. > 1 means Split is faster than memcpy.
-  Buffer copy_dst(src_bytes, uint8_t{1});
+  // Split time; x_memcpy_blocks: the same for glibc's memcpy doing the split itself (one
+  // call per block, what a plain implementation does). Both from interleaved batches
+  // (bench_util.h InterleavedSpeedup). > 1 means Split is faster.
+  AlignedBuffer copy_dst(src_bytes, uint8_t{1});
   const auto split_once = [&] {
-    (void)tensorcast::Split(src.data, type, shape.data(), shape.size(), axis, sizes.data(),
+    (void)tensorcast::Split(src.data(), type, shape.data(), shape.size(), axis, sizes.data(),
                             sizes.size(), ptrs.data());
     benchmark::DoNotOptimize(ptrs.data());
     benchmark::ClobberMemory();
   };
   const auto memcpy_once = [&] {
-    std::memcpy(copy_dst.data, src.data, src_bytes);
-    benchmark::DoNotOptimize(copy_dst.data);
+    std::memcpy(copy_dst.data(), src.data(), src_bytes);
+    benchmark::DoNotOptimize(copy_dst.data());
     benchmark::ClobberMemory();
   };
-  const size_t batch = std::max<size_t>(1, (size_t{16} << 20) / (src_bytes + 1));
-  double best_split = 1e30, best_memcpy = 1e30;
-  for (int rep = 0; rep < 7; ++rep) {
-    best_split = std::min(best_split, BatchSeconds(split_once, batch));
-    best_memcpy = std::min(best_memcpy, BatchSeconds(memcpy_once, batch));
+  const size_t batch = tensorcast_bench::BatchCalls(src_bytes);
+  state.counters["x_memcpy"] = tensorcast_bench::InterleavedSpeedup(split_once, memcpy_once, batch);
+  const int bits = tensorcast::BitWidth(type);
+  if (bits % 8 == 0) {  // whole-byte elements: blocks are byte ranges
+    const size_t elem = static_cast<size_t>(bits / 8);
+    size_t row = 0;
+    for (int64_t s : sizes) row += static_cast<size_t>(s) * inner * elem;
+    const auto blocks_once = [&] {
+      for (size_t r = 0; r < outer; ++r) {
+        size_t offset = r * row;
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          const size_t block = static_cast<size_t>(sizes[i]) * inner * elem;
+          std::memcpy(static_cast<uint8_t*>(ptrs[i]) + r * block, src.data() + offset, block);
+          offset += block;
+        }
+      }
+      benchmark::DoNotOptimize(ptrs.data());
+      benchmark::ClobberMemory();
+    };
+    state.counters["x_memcpy_blocks"] =
+        tensorcast_bench::InterleavedSpeedup(split_once, blocks_once, batch);
   }
-  state.counters["x_memcpy"] = best_memcpy / best_split;
 }
 
 void BM_Memcpy(benchmark::State& state, size_t bytes) {
-  Buffer src(bytes, 1), dst(bytes, 0);
+  AlignedBuffer src(bytes, 1), dst(bytes, 0);
   for (auto _ : state) {
-    std::memcpy(dst.data, src.data, bytes);
-    benchmark::DoNotOptimize(dst.data);
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *

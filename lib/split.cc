@@ -117,7 +117,9 @@ bool QuickValid(const void* src, DataType type, const int64_t* shape, size_t ran
   }
   if (left != 0) return false;
   l->total = total;
-  l->inner = total / l->outer / static_cast<size_t>(d);
+  size_t inner = 1;  // no overflow: a factor of total (multiplications, not divisions)
+  for (size_t k = l->axis + 1; k < rank; ++k) inner *= static_cast<size_t>(shape[k]);
+  l->inner = inner;
   l->total_bytes = StorageBytes(type, total);
   return true;
 }
