@@ -1,7 +1,9 @@
-// Kernels between FLOAT / FLOAT16 and the five float8 formats.
+// Kernels between FLOAT / FLOAT16 / BFLOAT16 and the five float8 formats.
 //
-// Pairs:    FLOAT and FLOAT16 -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ,
-//           FLOAT8E8M0, and each of those -> FLOAT and FLOAT16 (20 kernels). FLOAT16 ->
+// Pairs:    FLOAT, FLOAT16 and BFLOAT16 -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2,
+//           FLOAT8E5M2FNUZ, FLOAT8E8M0, and each of those -> FLOAT and FLOAT16 (25
+//           kernels). BFLOAT16 is widened to its exact float32 bits (<< 16) inside the
+//           float32 encoders' loop. FLOAT16 ->
 //           E4M3/E5M2 rounds the float16 bits on u16 lanes (F16BitsToMini); the other
 //           FLOAT16 pairs go through float32 lanes inside the kernel (every float16 and
 //           every float8 value is exact in float32, so there is still one rounding).
@@ -531,6 +533,23 @@ HWY_INLINE void F16ToMiniLoop(const void* src, void* dst, size_t count) {
   }
 }
 
+// BFLOAT16 -> F: the float32 bits of a bfloat16 are its bits << 16 (exact), then the
+// float32 encoder (one rounding), fused in one loop (no two-step block).
+template <class F, bool kSat>
+HWY_INLINE void BF16ToMiniLoop(const void* src, void* dst, size_t count) {
+  const F8DU32 du32;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst),
+                  count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                    const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, h));
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+                    return F32BitsToMiniFast<F, kSat>(du32, bits);
+#else
+                    return F32BitsToMini<F, kSat>(du32, bits);
+#endif
+                  });
+}
+
 template <class F>
 HWY_INLINE void MiniToF32Loop(const void* src, void* dst, size_t count) {
   const F8DU32 du32;
@@ -580,8 +599,23 @@ HWY_INLINE void F16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMod
                   });
 }
 
+template <bool kSat>
+HWY_INLINE void BF16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMode mode) {
+  const F8DU32 du32;
+  const hn::Rebind<uint16_t, F8DU32> du16;
+  const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
+  CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                    return F32BitsToE8M0<kSat>(du32, hn::ShiftLeft<16>(hn::PromoteTo(du32, h)),
+                                               round_add);
+                  });
+}
+
 // ---------------------------------------------------------------------------------------
-// Kernels (registry rows in cast_pairs.inc, family float8).
+// Kernels (registry rows in cast_pairs.inc, family float8). Other kernel families that
+// only need the helpers above define TENSORCAST_FLOAT8_HELPERS_ONLY before including
+// this file (int_float_cast-inl.h), so each kernel is defined in one TU.
+#ifndef TENSORCAST_FLOAT8_HELPERS_ONLY
 
 #define TC_F8_KERNELS(NAME, FMT)                                                         \
   void CastF32To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
@@ -598,6 +632,13 @@ HWY_INLINE void F16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMod
       F16ToMiniLoop<FMT, false>(src, dst, count);                                        \
     }                                                                                    \
   }                                                                                      \
+  void CastBF16To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
+    if (o.saturate) {                                                                     \
+      BF16ToMiniLoop<FMT, true>(src, dst, count);                                         \
+    } else {                                                                              \
+      BF16ToMiniLoop<FMT, false>(src, dst, count);                                        \
+    }                                                                                     \
+  }                                                                                       \
   void Cast##NAME##ToF32(const void* src, void* dst, size_t count, const CastOptions&) { \
     MiniToF32Loop<FMT>(src, dst, count);                                                 \
   }                                                                                      \
@@ -627,6 +668,14 @@ void CastF16ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions
   }
 }
 
+void CastBF16ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions& o) {
+  if (o.saturate) {
+    BF16ToE8M0Loop<true>(src, dst, count, o.round_mode);
+  } else {
+    BF16ToE8M0Loop<false>(src, dst, count, o.round_mode);
+  }
+}
+
 void CastF8E8M0ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
   const F8DU32 du32;
   const hn::Rebind<uint8_t, F8DU32> du8;
@@ -645,6 +694,8 @@ void CastF8E8M0ToF16(const void* src, void* dst, size_t count, const CastOptions
              return F32BitsToF16(du32, E8M0ToF32Bits(du32, hn::PromoteTo(du32, c)));
            });
 }
+
+#endif  // TENSORCAST_FLOAT8_HELPERS_ONLY
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tensorcast

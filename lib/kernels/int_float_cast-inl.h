@@ -2,7 +2,10 @@
 // DOUBLE, and the round-to-odd integer decoders of the blocked two-step (hub) path.
 //
 // Pairs:    every integer -> FLOAT and -> DOUBLE (CastIntToFloat); FLOAT and DOUBLE ->
-//           every integer (CastFloatToInt); hub only, not registry rows: INT32, UINT32,
+//           every integer (CastFloatToInt); FLOAT16 and BFLOAT16 -> every integer
+//           (CastHalfToInt: exact widening to float32 in the loop, then the FLOAT
+//           conversion; 8-bit targets pack with CastLoopToBytes, float8_cast-inl.h, as
+//           FLOAT -> INT8/UINT8 does); hub only, not registry rows: INT32, UINT32,
 //           INT64, UINT64 -> FLOAT rounded to odd (IntToF32RoundToOdd).
 // Rounding: integer -> float is one RNE rounding of the exact integer. 8/16-bit sources,
 //           and 32-bit ones into DOUBLE, are exact; i32/u32 -> f32 and i64/u64 -> f64 are
@@ -48,6 +51,8 @@
 
 #include "hwy/highway.h"
 #include "lib/kernels/cast_loop-inl.h"
+#define TENSORCAST_FLOAT8_HELPERS_ONLY  // F16ToF32Bits, CastLoopToBytes; not its kernels
+#include "lib/kernels/float8_cast-inl.h"
 #include "tensorcast/cast.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -192,13 +197,74 @@ HWY_INLINE hn::Vec<DI> FloatVecToInt(DI di, V v) {
   }
 }
 
+// float32 lanes -> the byte of the 8-bit integer TI (u32 lanes, 0..255): NaN -> 0, clamp
+// to TI's range (exact bounds), truncate. With CastLoopToBytes this packs four vectors
+// with two shuffles, where DemoteTo i32 -> i8 takes three per vector.
+template <typename TI, class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatVecToByteLanes(DF df, hn::Vec<DF> v) {
+  static_assert(sizeof(TI) == 1 && sizeof(hn::TFromD<DF>) == 4, "f32 -> 8-bit");
+  const hn::RebindToSigned<DF> di32;
+  const hn::RebindToUnsigned<DF> du32;
+  v = hn::IfThenElseZero(hn::Eq(v, v), v);  // NaN -> 0
+  const auto clamped = hn::Min(hn::Max(v, hn::Set(df, static_cast<float>(hwy::LimitsMin<TI>()))),
+                               hn::Set(df, static_cast<float>(hwy::LimitsMax<TI>())));
+  const auto i = hn::BitCast(du32, hn::ConvertTo(di32, clamped));
+  if constexpr (hwy::IsSigned<TI>()) return hn::And(i, hn::Set(du32, 0xFFu));
+  return i;
+}
+
 template <typename TF, typename TI>
 HWY_INLINE void CastFloatToInt(const void* src, void* dst, size_t count) {
+  if constexpr (sizeof(TF) == 4 && sizeof(TI) == 1) {
+    const hn::ScalableTag<uint32_t> du32;
+    const hn::Rebind<float, decltype(du32)> df;
+    CastLoopToBytes(du32, df, static_cast<const float*>(src), static_cast<uint8_t*>(dst), count,
+                    [&](hn::Vec<decltype(df)> v) HWY_ATTR { return FloatVecToByteLanes<TI>(df, v); });
+    return;
+  }
   const IntFloatWideTag<TF, TI> dw;
   const hn::Rebind<TF, decltype(dw)> df;
   const hn::Rebind<TI, decltype(dw)> di;
   CastLoop(df, di, static_cast<const TF*>(src), static_cast<TI*>(dst), count,
            [&](hn::Vec<decltype(df)> v) HWY_ATTR { return FloatVecToInt(di, v); });
+}
+
+// ---------------------------------------------------------------------------------------
+// FLOAT16 / BFLOAT16 -> every integer: the exact float32 value (F16ToF32Bits; bfloat16
+// bits << 16), then the FLOAT -> integer conversion above, in one loop (one rounding:
+// the widening is exact).
+
+template <bool kBf16, class DU32>
+HWY_INLINE hn::Vec<hn::Rebind<float, DU32>> HalfToF32(DU32 du32,
+                                                      hn::Vec<hn::Rebind<uint16_t, DU32>> h) {
+  const hn::Rebind<float, DU32> df;
+  if constexpr (kBf16) {
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, h)));
+  } else {
+    return hn::BitCast(df, F16ToF32Bits(du32, h));
+  }
+}
+
+template <bool kBf16, typename TI>
+HWY_INLINE void CastHalfToInt(const void* src, void* dst, size_t count) {
+  const auto* in = static_cast<const uint16_t*>(src);
+  if constexpr (sizeof(TI) == 1) {
+    const hn::ScalableTag<uint32_t> du32;
+    const hn::Rebind<uint16_t, decltype(du32)> du16;
+    const hn::Rebind<float, decltype(du32)> df;
+    CastLoopToBytes(du32, du16, in, static_cast<uint8_t*>(dst), count,
+                    [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+                      return FloatVecToByteLanes<TI>(df, HalfToF32<kBf16>(du32, h));
+                    });
+  } else {
+    const IntFloatWideTag<float, TI> dw;
+    const hn::Rebind<uint16_t, decltype(dw)> du16;
+    const hn::Rebind<uint32_t, decltype(dw)> du32;
+    const hn::Rebind<TI, decltype(dw)> di;
+    CastLoop(du16, di, in, static_cast<TI*>(dst), count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+      return FloatVecToInt(di, HalfToF32<kBf16>(du32, h));
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -289,6 +355,27 @@ TC_INT_FLOAT_CAST(CastF32ToI32, CastFloatToInt, float, int32_t)
 TC_INT_FLOAT_CAST(CastF32ToU32, CastFloatToInt, float, uint32_t)
 TC_INT_FLOAT_CAST(CastF32ToI64, CastFloatToInt, float, int64_t)
 TC_INT_FLOAT_CAST(CastF32ToU64, CastFloatToInt, float, uint64_t)
+#define TC_HALF_INT_CAST(Name, kBf16, To)                                         \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
+    CastHalfToInt<kBf16, To>(src, dst, count);                                  \
+  }
+TC_HALF_INT_CAST(CastF16ToI8, false, int8_t)
+TC_HALF_INT_CAST(CastF16ToU8, false, uint8_t)
+TC_HALF_INT_CAST(CastF16ToI16, false, int16_t)
+TC_HALF_INT_CAST(CastF16ToU16, false, uint16_t)
+TC_HALF_INT_CAST(CastF16ToI32, false, int32_t)
+TC_HALF_INT_CAST(CastF16ToU32, false, uint32_t)
+TC_HALF_INT_CAST(CastF16ToI64, false, int64_t)
+TC_HALF_INT_CAST(CastF16ToU64, false, uint64_t)
+TC_HALF_INT_CAST(CastBF16ToI8, true, int8_t)
+TC_HALF_INT_CAST(CastBF16ToU8, true, uint8_t)
+TC_HALF_INT_CAST(CastBF16ToI16, true, int16_t)
+TC_HALF_INT_CAST(CastBF16ToU16, true, uint16_t)
+TC_HALF_INT_CAST(CastBF16ToI32, true, int32_t)
+TC_HALF_INT_CAST(CastBF16ToU32, true, uint32_t)
+TC_HALF_INT_CAST(CastBF16ToI64, true, int64_t)
+TC_HALF_INT_CAST(CastBF16ToU64, true, uint64_t)
+#undef TC_HALF_INT_CAST
 TC_INT_FLOAT_CAST(CastF64ToI8, CastFloatToInt, double, int8_t)
 TC_INT_FLOAT_CAST(CastF64ToU8, CastFloatToInt, double, uint8_t)
 TC_INT_FLOAT_CAST(CastF64ToI16, CastFloatToInt, double, int16_t)

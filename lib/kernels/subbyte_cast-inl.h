@@ -1,7 +1,7 @@
 // Kernels between the packed sub-byte types (INT4, UINT4, INT2, UINT2, FLOAT4E2M1) and
 // FLOAT, FLOAT16, INT8, UINT8.
 //
-// Pairs:    FLOAT, FLOAT16 -> INT4, UINT4, INT2, UINT2, FLOAT4E2M1;
+// Pairs:    FLOAT, FLOAT16, BFLOAT16 -> INT4, UINT4, INT2, UINT2, FLOAT4E2M1;
 //           DOUBLE -> INT4, UINT4, INT2, UINT2;
 //           INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> FLOAT, FLOAT16;
 //           INT8, UINT8 -> INT4, UINT4, INT2, UINT2 and back.
@@ -19,7 +19,8 @@
 // NaN:      -> FLOAT4E2M1: 0x8 when the NaN's sign bit is 0, 0x0 when it is 1; -0.0 and
 //           tiny negatives give 0x8. FLOAT4E2M1 0x8 decodes to -0.0.
 // Packing:  pack-inl.h (ConcatEven/ConcatOdd, shifts and ORs of whole vectors).
-// Targets:  FLOAT16 sources are widened to f32 bits first: natively where that is exact
+// Targets:  BFLOAT16 sources are widened to f32 bits by a shift (exact everywhere),
+//           FLOAT16 sources are widened to f32 bits first: natively where that is exact
 //           (F16C, NEON, SVE), by an integer formulation on SSSE3, SSE4 and SCALAR. Float ->
 //           int truncation: on x86 the bare cvttps2dq (TruncRaw) gives 0x80000000, whose low
 //           bits are 0, for NaN and out-of-range x; elsewhere Highway's ConvertTo saturates
@@ -211,10 +212,17 @@ HWY_INLINE hn::Vec<DU32> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {
 #endif
 }
 
-// FLOAT (kSrcBits 32) or FLOAT16 (16) -> kBits-wide codes computed by enc(f32 bits);
-// DOUBLE (64) -> 4/2-bit integer codes by IntCodeFromF64 (enc is not called).
-// kPrefetch: see SubbyteLoop (FLOAT4E2M1 and the 2-bit targets, measured).
-template <int kSrcBits, int kBits, bool kPrefetch, class Enc>
+// N BFLOAT16 values -> their f32 bits (exact on every target: a shift).
+HWY_INLINE hn::Vec<DU32> F32BitsFromBF16(const uint16_t* HWY_RESTRICT in) {
+  const DU32 du32;
+  const hn::Rebind<uint16_t, DU32> du16;
+  return hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, in)));
+}
+
+// FLOAT (kSrcBits 32), FLOAT16 (16) or BFLOAT16 (16 with kBf16) -> kBits-wide codes
+// computed by enc(f32 bits); DOUBLE (64) -> 4/2-bit integer codes by IntCodeFromF64 (enc
+// is not called). kPrefetch: see SubbyteLoop (FLOAT4E2M1 and the 2-bit targets, measured).
+template <int kSrcBits, int kBits, bool kPrefetch, bool kBf16 = false, class Enc>
 HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
@@ -228,6 +236,8 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
         return IntCodeFromF64(reinterpret_cast<const double*>(in) + j * n, (1u << kBits) - 1);
       } else if constexpr (kSrcBits == 32) {
         return enc(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
+      } else if constexpr (kBf16) {
+        return enc(F32BitsFromBF16(reinterpret_cast<const uint16_t*>(in) + j * n));
       } else {
         return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
       }
@@ -236,11 +246,11 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
   });
 }
 
-template <int kSrcBits, int kBits>
+template <int kSrcBits, int kBits, bool kBf16 = false>
 HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
   constexpr uint32_t kMask = (1u << kBits) - 1;
   constexpr bool kPrefetch = kBits == 2;
-  EncodeFloat<kSrcBits, kBits, kPrefetch>(src, dst, count,
+  EncodeFloat<kSrcBits, kBits, kPrefetch, kBf16>(src, dst, count,
                                           [](hn::Vec<DU32> bits) TC_LAMBDA_INLINE {
                                             return IntCodeFromF32(bits, kMask);
                                           });
@@ -454,6 +464,12 @@ TC_SUBBYTE_KERNEL(CastF16ToU4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count
 TC_SUBBYTE_KERNEL(CastF16ToI2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
 TC_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
 
+// BFLOAT16 -> 4/2-bit integers.
+TC_SUBBYTE_KERNEL(CastBF16ToI4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastBF16ToU4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastBF16ToI2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
+TC_SUBBYTE_KERNEL(CastBF16ToU2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
+
 // DOUBLE -> 4/2-bit integers.
 TC_SUBBYTE_KERNEL(CastF64ToI4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
 TC_SUBBYTE_KERNEL(CastF64ToU4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
@@ -466,6 +482,12 @@ void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions
                                     [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE {
                                       return subbyte::F4CodeFromF32(bits);
                                     });
+}
+void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
+  subbyte::EncodeFloat<16, 4, true, true>(src, dst, count,
+                                          [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE {
+                                            return subbyte::F4CodeFromF32(bits);
+                                          });
 }
 void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   const subbyte::DU16 du16;
