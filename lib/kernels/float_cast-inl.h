@@ -244,19 +244,30 @@ void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
            });
 }
 
-// bf16 -> f16: RNE through the exact f32 value; NaN -> 0x7E00 | sign (ml_dtypes).
+// bf16 -> f16: RNE through the exact f32 value; NaN -> 0x7E00 | sign (ml_dtypes). Native
+// f16 targets: NaN lanes become the f32 quiet NaN of their sign first (which converts to
+// 0x7E00 | sign), then the hardware conversion (RNE, exact for every other f32 value).
 void CastBF16ToF16(const void* src, void* dst, size_t count, const CastOptions&) {
   const DU32 du32;
   const hn::Rebind<uint16_t, DU32> du16;
   CastLoop(du16, du16, static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), count,
            [&](hn::Vec<decltype(du16)> b) HWY_ATTR {
              const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, b));
-             const auto h = F32BitsToF16Bits(du32, bits);
              const auto is_nan =
                  hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFF)), hn::Set(du32, 0x7F800000));
+#if TENSORCAST_EXACT_NATIVE_F16
+             const hn::Rebind<float, DU32> df;
+             const hn::Rebind<hwy::float16_t, DU32> dh;
+             const auto quiet =
+                 hn::Or(hn::And(bits, hn::Set(du32, 0x80000000u)), hn::Set(du32, 0x7FC00000u));
+             const auto in = hn::BitCast(df, hn::IfThenElse(is_nan, quiet, bits));
+             return hn::BitCast(du16, hn::DemoteTo(dh, in));
+#else
+             const auto h = F32BitsToF16Bits(du32, bits);
              const auto nan = hn::Or(hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 0x8000)),
                                      hn::Set(du32, 0x7E00));
              return hn::TruncateTo(du16, hn::IfThenElse(is_nan, nan, h));
+#endif
            });
 }
 
