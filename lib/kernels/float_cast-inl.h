@@ -233,6 +233,19 @@ void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
   const hn::Rebind<float, decltype(dd)> df;
   CastLoop(du16, dd, static_cast<const uint16_t*>(src), static_cast<double*>(dst), count,
            [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+#if TENSORCAST_EXACT_NATIVE_F16
+             // Hardware f16 -> f32 -> f64: exact, payload kept, but a signalling NaN comes
+             // out quiet (f64 bit 51 set); flip bit 51 back where the f16 quiet bit (9)
+             // is clear (as CastF16ToF32).
+             const hn::Rebind<hwy::float16_t, decltype(dd)> dh;
+             const auto wide = hn::PromoteTo(dd, hn::PromoteTo(df, hn::BitCast(dh, h)));
+             const auto quiet_clear =
+                 hn::AndNot(hn::ShiftLeft<42>(hn::PromoteTo(du64, hn::PromoteTo(du32, h))),
+                            hn::Set(du64, 1ull << 51));
+             return hn::BitCast(dd, hn::Xor(hn::BitCast(du64, wide),
+                                            hn::IfThenElseZero(hn::RebindMask(du64, hn::IsNaN(wide)),
+                                                               quiet_clear)));
+#else
              const auto h32 = hn::PromoteTo(du32, h);
              const auto wide = hn::PromoteTo(dd, hn::BitCast(df, F16BitsToF32Bits(du32, h32)));
              const auto h64 = hn::PromoteTo(du64, h32);
@@ -241,6 +254,7 @@ void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
                         hn::Set(du64, 0x7FF0000000000000ull)),
                  hn::ShiftLeft<42>(hn::And(h64, hn::Set(du64, 0x3FF))));
              return hn::IfThenElse(hn::IsNaN(wide), hn::BitCast(dd, nan_bits), wide);
+#endif
            });
 }
 
