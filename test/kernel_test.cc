@@ -348,6 +348,79 @@ TEST(KernelTest, StreamedOutputsMatchRegularStores) {
   }
 }
 
+// The paths of pairs without a kernel of their own stream outputs of 4 MiB and more too:
+// the blocked two-step hub encodes each block into an L1 stage and copies it out with
+// non-temporal stores from the first 64-byte-aligned output byte on, the table lookup
+// streams from the first vector-aligned one (lib/dispatch/cast_kernels.cc,
+// lut_kernels.cc). Here the threshold is lowered to 1 KiB, and every numeric pair without
+// a registry row must give the reference's bytes with and without streaming, at
+// destinations 0, 8, 16 and 3 bytes past a 64-byte boundary (the last: a head that is not
+// a whole number of elements for most targets, which falls back to regular stores), with
+// the guard bytes after the output intact.
+TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
+  struct Override {
+    explicit Override(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
+    ~Override() { kernels::g_stream_bytes_override = 0; }
+  };
+  TargetLoop loop;
+  std::vector<DataType> types;
+  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
+    const auto t = static_cast<DataType>(code);
+    if (IsCastable(t) && t != DataType::kString) types.push_back(t);
+  }
+  const size_t count = 20 * 1024 + 37;  // blocks of 1024, a partial one, any head
+  size_t pairs = 0;
+  for (DataType st : types) {
+    size_t total = 0;
+    const Bytes& pattern = Source(st, &total);
+    Bytes src(StorageBytes(st, count));
+    const size_t pattern_bytes = StorageBytes(st, total & ~size_t{7});  // whole bytes
+    for (size_t done = 0; done < src.size(); done += pattern_bytes) {
+      std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
+    }
+    for (DataType dt : types) {
+      if (st == dt || kernels::FindKernel(st, dt) != nullptr) continue;
+      const size_t out_bytes = StorageBytes(dt, count);
+      Bytes want(out_bytes);
+      ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, CastOptions{}).ok());
+      Bytes big(out_bytes + 128 + kGuardBytes);
+      const size_t aligned = (64 - reinterpret_cast<uintptr_t>(big.data()) % 64) % 64;
+      ++pairs;
+      loop.Run([&] {
+        for (size_t past : {size_t{0}, size_t{8}, size_t{16}, size_t{3}}) {
+          for (size_t stream_bytes : {size_t{1024}, ~size_t{0}}) {
+            const size_t offset = aligned + past;
+            std::fill(big.begin(), big.end(), kGuard);
+            {
+              Override stream(stream_bytes);
+              ASSERT_TRUE(kernels::CastWithKernels(src.data(), st, big.data() + offset, dt, count,
+                                                   CastOptions{}));
+            }
+            size_t i = 0;
+            if (FirstDifference(big.data() + offset, want.data(), out_bytes, &i)) {
+              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << ": destination "
+                     << past << " bytes past 64, streaming from " << stream_bytes << " bytes on "
+                     << ActiveTargetName() << ": byte " << i << " expected "
+                     << test::Hex(want[i]) << ", got " << test::Hex(big[offset + i]);
+            }
+            for (size_t g = 0; g < kGuardBytes; ++g) {
+              ASSERT_EQ(big[offset + out_bytes + g], kGuard)
+                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote past the output";
+            }
+            for (size_t g = 0; g < offset; ++g) {
+              ASSERT_EQ(big[g], kGuard)
+                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote before the output";
+            }
+          }
+        }
+      });
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(pairs, 0u);
+  std::printf("%zu pairs through the hub or the table, streamed and not, on each target\n", pairs);
+}
+
 TEST(KernelTest, CountsAndMisalignment) {
   TargetLoop loop;
   size_t rows = 0;
@@ -372,31 +445,39 @@ TEST(KernelTest, CountsAndMisalignment) {
 namespace tensorcast {
 namespace {
 
-// Pairs of types with at most 8 bits go through a table lookup from
-// kernels::CastWithKernels' 4096 elements on (lib/dispatch/lut_kernels.cc; the table
-// comes from the kernel path, the lookup itself is checked here): every such pair and
-// option set, every source code repeated to 3 * 4096 + 37 elements, at misaligned source
-// and target offsets, with and without streaming stores (threshold lowered to 1 KiB),
-// against the reference, with the guard bytes after the output intact.
+// Pairs of a type with at most 8 bits and a type with at most 8 or exactly 16 bits, or a
+// 32/64-bit integer type, go through a table lookup from kernels::CastWithKernels' 4096
+// elements on, unless they have a kernel of their own or (32/64 bits) a result that
+// does not extend from 16 bits (lib/dispatch/lut_kernels.cc; the table comes from the
+// kernel path, the lookup itself is checked here): every such pair and option set, every
+// source code repeated to 3 * 4096 + 37 elements, at misaligned source and target
+// offsets (odd and even), with and without streaming stores (threshold lowered to 1 KiB;
+// wider targets stream from the even offset), against the reference, with the guard
+// bytes after the output intact.
 TEST(KernelTest, SmallCodePairsByTableLookup) {
   struct StreamOverride {
     explicit StreamOverride(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
     ~StreamOverride() { kernels::g_stream_bytes_override = 0; }
   };
   TargetLoop loop;
-  std::vector<DataType> types;
+  std::vector<DataType> sources, targets;
   for (int code = 1; code <= kMaxDataTypeCode; ++code) {
     const auto t = static_cast<DataType>(code);
-    if (IsCastable(t) && t != DataType::kString && BitWidth(t) <= 8) types.push_back(t);
+    if (!IsCastable(t) || t == DataType::kString) continue;
+    if (BitWidth(t) <= 8) sources.push_back(t);
+    if (BitWidth(t) <= 8 || BitWidth(t) == 16 || t == DataType::kInt32 ||
+        t == DataType::kUint32 || t == DataType::kInt64 || t == DataType::kUint64) {
+      targets.push_back(t);
+    }
   }
   const size_t count = 3 * 4096 + 37;
   size_t checks = 0;
-  for (DataType st : types) {
+  for (DataType st : sources) {
     size_t total = 0;
     const Bytes& pattern = Source(st, &total);
     const size_t pattern_bytes = StorageBytes(st, total);  // every code, whole bytes
     const size_t src_bytes = StorageBytes(st, count);
-    for (DataType dt : types) {
+    for (DataType dt : targets) {
       if (dt == st) continue;
       std::vector<CastOptions> options = {CastOptions{}};
       if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
@@ -412,9 +493,9 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
       }
       const size_t out_bytes = StorageBytes(dt, count);
       for (const CastOptions& o : options) {
-        for (size_t src_offset : {size_t{0}, size_t{1}, size_t{3}}) {
-          const size_t dst_offset = (src_offset * 7) % 5;
-          const size_t stream_bytes = src_offset == 3 ? 1024 : 0;
+        for (size_t src_offset : {size_t{0}, size_t{1}, size_t{3}, size_t{2}}) {
+          const size_t dst_offset = (src_offset * 7) % 5;  // 0, 2, 1, 4
+          const size_t stream_bytes = src_offset >= 2 ? 1024 : 0;
           Bytes src(src_offset + src_bytes);
           for (size_t done = 0; done < src_bytes; done += pattern_bytes) {
             std::memcpy(src.data() + src_offset + done, pattern.data(),

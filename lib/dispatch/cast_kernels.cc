@@ -1,10 +1,24 @@
 // The kernel table: the rows of every kernel family (each exported by its own
-// foreach_target TU, *_kernels.cc), in one list.
+// foreach_target TU, *_kernels.cc), in one list; and CastWithKernels, which takes for a
+// pair, in this order:
+//   1. the pair's registry kernel (FindKernel), except for the pairs the table of step 2
+//      beats (TableBeatsKernel: float8 / sub-byte -> FLOAT16);
+//   2. from kLutMinCount elements on, for a source of at most 8 bits (<= 256 codes) and a
+//      target of at most 8 or exactly 16 bits, or a 32/64-bit integer target whose
+//      results all extend from 16 bits: a table of the results of the kernel path on
+//      every source code, applied by LutCastDispatch (lut_kernels.cc);
+//   3. the blocked two-step ("hub") path: kBlock elements at a time decoded into an
+//      L1-resident FLOAT (or byte) block, then encoded into the destination. Outputs of
+//      kHubStreamBytes and more of widening pairs with a cheap encoder (TwoStep::stream)
+//      are encoded into an L1 stage and streamed out (StreamCopy, non-temporal stores)
+//      from the first 64-byte-aligned output byte on.
 #include "lib/dispatch/cast_kernels.h"
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "hwy/cache_control.h"
 #include "lib/dispatch/hub_kernels.h"
 #include "lib/kernels/stream_threshold.h"
 
@@ -20,8 +34,8 @@ const KernelRow* IntFloatKernelRows(size_t* count);
 const KernelRow* Float8KernelRows(size_t* count);
 const KernelRow* SubbyteKernelRows(size_t* count);
 // lib/dispatch/lut_kernels.cc: out[i] = table[code i] (see LutCast there).
-void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, const void* src,
-                     void* dst, size_t count);
+void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
+                     const void* src, void* dst, size_t count);
 
 namespace {
 
@@ -116,6 +130,15 @@ struct TwoStep {
   Decoder odd_decode = nullptr;  // src -> FLOAT rounded to odd (instead of `decode`)
   CastKernel encode = nullptr;  // mid -> dst
   CastOptions encode_options;
+  // Large outputs streamed (kHubStreamBytes): when the output is at least twice the
+  // source (its read-for-ownership traffic then costs more than reading the source) and
+  // the encoder is cheap. FLOAT -> integer encoders (clamps, NaN and unsigned fix-ups)
+  // leave their pairs compute-bound, and a staged block's non-temporal stores do not
+  // overlap the next block's compute: measured at 64 MiB (AVX3_DL), streaming took
+  // float8e8m0 -> UINT64 from 0.80 to 0.63x memcpy and float8e8m0 -> INT32 from 1.11 to
+  // 0.85x, while it took every 8-bit and sub-byte type -> DOUBLE from 0.93..1.02 to
+  // 1.08..1.20x. Narrowing pairs measured the same or slower streamed.
+  bool stream = false;
 };
 
 bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep* plan) {
@@ -127,6 +150,7 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
     plan->mid = BitWidth(src) < 8 && !IsSigned(src) ? DataType::kUint8 : DataType::kInt8;
     plan->decode = src == plan->mid ? nullptr : FindKernel(src, plan->mid);
     plan->encode = dst == plan->mid ? nullptr : FindKernel(plan->mid, dst);
+    plan->stream = BitWidth(dst) >= 2 * BitWidth(src);  // widening through a byte: cheap
     return plan->decode != nullptr && plan->encode != nullptr;
   }
   // Through FLOAT: a registry kernel into FLOAT for sources exact in float32, or a
@@ -141,6 +165,7 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
   } else if (IsSmallFloat(dst)) {
     plan->odd_decode = RoundToOddDecoder(src);
   }
+  plan->stream = BitWidth(dst) >= 2 * BitWidth(src) && !IsInteger(dst);
   // bool false -> float8e8m0 is 0x00 in both saturate modes (semantics.md section 2),
   // while a float 0.0 without saturation is NaN: encode bools saturating.
   if (src == DataType::kBool) plan->encode_options.saturate = true;
@@ -164,9 +189,17 @@ bool IsSmallCode(DataType t) {
 // table (one kernel call on the <= 256 source codes) is then amortised.
 constexpr size_t kLutMinCount = 4096;
 
+// Targets whose results a table lookup can hold: at most 8 bits (one byte table), 16
+// bits (two byte tables), and the 32/64-bit integers when every result is the sign or
+// zero extension of its low 16 bits (checked per table: e.g. float8 -> UINT64).
+bool IsTableTarget(DataType t) {
+  return IsSmallCode(t) || BitWidth(t) == 16 || t == DataType::kInt32 ||
+         t == DataType::kUint32 || t == DataType::kInt64 || t == DataType::kUint64;
+}
+
 // Casts through a table of the pair's results on every source code, computed with the
 // kernel path below (exact, with these options); false, writing nothing, when the pair
-// has no kernel path.
+// has no kernel path or a table cannot hold its results.
 bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_type,
                    size_t count, const CastOptions& options) {
   const int src_bits = BitWidth(src_type), dst_bits = BitWidth(dst_type);
@@ -177,30 +210,88 @@ bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_t
     in[c * static_cast<size_t>(src_bits) / 8] = static_cast<uint8_t>(
         in[c * static_cast<size_t>(src_bits) / 8] | c << (c * static_cast<size_t>(src_bits) % 8));
   }
-  uint8_t out[256] = {};
+  uint8_t out[256 * 8] = {};
   if (!CastWithKernels(in, src_type, out, dst_type, codes, options)) return false;
-  alignas(64) uint8_t table[256] = {};
-  const unsigned dst_mask = (1u << dst_bits) - 1;
-  for (size_t c = 0; c < codes; ++c) {
-    const size_t bit = c * static_cast<size_t>(dst_bits);
-    table[c] = static_cast<uint8_t>((out[bit / 8] >> (bit % 8)) & dst_mask);
+  alignas(64) uint8_t table[256 * 2] = {};
+  bool sign_extend = false;
+  if (dst_bits >= 16) {
+    // Two byte tables: the low and the high byte of each 16-bit result (of the results'
+    // low 16 bits, which must then sign- or zero-extend to the whole result).
+    const size_t bytes = static_cast<size_t>(dst_bits) / 8;
+    bool sext = true, zext = true;
+    for (size_t c = 0; c < codes; ++c) {
+      uint64_t v = 0;
+      if (bytes == 2) {
+        uint16_t r;
+        std::memcpy(&r, out + 2 * c, 2);
+        v = r;
+      } else if (bytes == 4) {
+        uint32_t r;
+        std::memcpy(&r, out + 4 * c, 4);
+        v = r;
+        sext = sext && r == static_cast<uint32_t>(static_cast<int16_t>(r));
+      } else {
+        std::memcpy(&v, out + 8 * c, 8);
+        sext = sext && v == static_cast<uint64_t>(static_cast<int16_t>(v));
+      }
+      zext = zext && v <= 0xFFFF;
+      table[c] = static_cast<uint8_t>(v);
+      table[256 + c] = static_cast<uint8_t>(v >> 8);
+    }
+    if (bytes > 2 && !zext && !sext) return false;
+    sign_extend = !zext;
+  } else {
+    const unsigned dst_mask = (1u << dst_bits) - 1;
+    for (size_t c = 0; c < codes; ++c) {
+      const size_t bit = c * static_cast<size_t>(dst_bits);
+      table[c] = static_cast<uint8_t>((out[bit / 8] >> (bit % 8)) & dst_mask);
+    }
   }
-  LutCastDispatch(table, src_bits, dst_bits, src, dst, count);
+  LutCastDispatch(table, src_bits, dst_bits, sign_extend, src, dst, count);
   return true;
 }
+
+// Pairs with a registry kernel that the table lookup beats from kLutMinCount elements
+// on: float8 (but e5m2, whose FLOAT16 is its byte shifted), float4e2m1 and the 4-/2-bit
+// integers -> FLOAT16 decode with arithmetic per element. Measured (AVX3_DL, x memcpy,
+// kernel -> table): 64 MiB float8e4m3fn 0.98 -> 1.50, float8e5m2fnuz 0.81 -> 1.33,
+// int4 1.17 -> 1.28; 8 KiB float8e5m2fnuz 0.10 -> 0.24, int4 0.45 -> 0.67. Kept:
+// float8e5m2 (8 KiB 0.39 vs 0.25), the integer and bool widenings (8 KiB 0.78 vs 0.25;
+// the same out of cache).
+bool TableBeatsKernel(DataType src, DataType dst) {
+  if (dst != DataType::kFloat16) return false;
+  switch (src) {
+    case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kFloat4E2M1:
+    case DataType::kInt4: case DataType::kUint4: case DataType::kInt2: case DataType::kUint2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Hub outputs of at least this many bytes (kernels::StreamBytes: tests lower it) are
+// streamed: like memcpy at that size, the path then does not read every output line
+// before writing it (as CastLoop's kCastLoopStreamBytes).
+constexpr size_t kHubStreamBytes = size_t{4} << 20;
 
 }  // namespace
 
 bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
                      size_t count, const CastOptions& options) {
+  if (count >= kLutMinCount && TableBeatsKernel(src_type, dst_type) &&
+      CastWithTable(src, src_type, dst, dst_type, count, options)) {
+    return true;
+  }
   if (const CastKernel kernel = FindKernel(src_type, dst_type)) {
     kernel(src, dst, count, options);
     return true;
   }
-  // Two-step pairs of small-code types: by table lookup (the direct kernels of such
-  // pairs, integer wrap/pack and bool, are as fast or faster on every target).
+  // Two-step pairs of a small-code source and a table target: by table lookup (the
+  // other direct kernels of such pairs, integer wrap/pack/widening, bool, float8e5m2 ->
+  // FLOAT16, are as fast or faster).
   if (count >= kLutMinCount && src_type != dst_type && IsSmallCode(src_type) &&
-      IsSmallCode(dst_type) && CastWithTable(src, src_type, dst, dst_type, count, options)) {
+      IsTableTarget(dst_type) && CastWithTable(src, src_type, dst, dst_type, count, options)) {
     return true;
   }
   if (src_type == dst_type) return false;  // a copy (the reference's memcpy)
@@ -213,17 +304,41 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
   auto* out = static_cast<uint8_t*>(dst);
   const size_t src_bits = static_cast<size_t>(BitWidth(src_type));
   const size_t dst_bits = static_cast<size_t>(BitWidth(dst_type));
-  for (size_t i = 0; i < count; i += kBlock) {
-    const size_t n = count - i < kBlock ? count - i : kBlock;
-    // kBlock is a multiple of 8, so packed 4- and 2-bit blocks start on a byte.
+  // Elements i .. i + n - 1 into d. Blocks start on a byte of packed 4- and 2-bit types:
+  // kBlock is a multiple of 8, and the streamed path's head is whole source bytes.
+  const auto step = [&](size_t i, size_t n, void* d) {
     const void* s = in + i * src_bits / 8;
-    void* d = out + i * dst_bits / 8;
     if (plan.odd_decode != nullptr) {
       plan.odd_decode(s, block, n);
     } else {
       plan.decode(s, block, n, options);
     }
     plan.encode(block, d, n, plan.encode_options);
+  };
+  if (plan.stream && count * dst_bits / 8 >= StreamBytes(kHubStreamBytes)) {
+    // A head of regular stores up to the first 64-byte-aligned output byte (when it is a
+    // whole number of elements on both sides), then blocks encoded into an aligned L1
+    // stage and streamed out: every block's output is a multiple of 64 bytes, so only
+    // the last block has a partial vector (StreamCopy stores it regularly).
+    constexpr size_t kAlign = 64;
+    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % kAlign;
+    const size_t head_bytes = misaligned == 0 ? 0 : kAlign - misaligned;
+    const size_t head = head_bytes * 8 / dst_bits;
+    if (head * dst_bits == head_bytes * 8 && head * src_bits % 8 == 0 && head <= count) {
+      if (head != 0) step(0, head, out);
+      alignas(64) uint8_t stage[kBlock * 8];
+      for (size_t i = head; i < count; i += kBlock) {
+        const size_t n = count - i < kBlock ? count - i : kBlock;
+        step(i, n, stage);
+        StreamCopy(stage, out + i * dst_bits / 8, (n * dst_bits + 7) / 8);
+      }
+      hwy::FlushStream();
+      return true;
+    }
+  }
+  for (size_t i = 0; i < count; i += kBlock) {
+    const size_t n = count - i < kBlock ? count - i : kBlock;
+    step(i, n, out + i * dst_bits / 8);
   }
   return true;
 }
