@@ -15,8 +15,10 @@
 //     (InterleaveLower/Upper, which work within 128-bit blocks, after one permute of the
 //     codes' 64-bit lanes that makes the interleaved lanes come out in element order;
 //     SVE stores 16-bit results with StoreInterleaved2 instead), then widened with
-//     PromoteTo of each half. For every 8-bit source but bool this is 2-5x faster in
-//     L1 than the two-step path, and streamed out of cache.
+//     PromoteTo of each half. Measured against the two-step path (AVX3_DL, x memcpy):
+//     float8e4m3fn -> INT16 0.07 -> 0.22 at 8 KiB (about half of that time builds the
+//     256-entry table) and 0.57 -> 1.6 at 64 MiB; float8e4m3fn -> UINT64 0.17 -> 0.46
+//     and 0.77 -> 1.46.
 //   SCALAR: an element loop.
 // Outputs of kLutStreamBytes and more are written with non-temporal stores.
 // The TU also holds StreamCopy, the streaming copy of the blocked two-step path
@@ -241,6 +243,7 @@ class LookupPlanes {
   // Stores v widened to kOutBytes lanes (PromoteTo of each half, recursively), in order.
   template <bool kStream, class D>
   static HWY_INLINE void Emit(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
+    (void)d;  // only the widening branch uses it
     using T = hn::TFromD<D>;
     if constexpr (sizeof(T) == kOutBytes) {
       const DU8 du8;
