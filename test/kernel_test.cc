@@ -447,13 +447,13 @@ namespace {
 
 // Pairs of a type with at most 8 bits and a type with at most 8 or exactly 16 bits, or a
 // 32/64-bit integer type, go through a table lookup from kernels::CastWithKernels' 4096
-// elements on, unless they have a kernel of their own or (32/64 bits) a result that
-// does not extend from 16 bits (lib/dispatch/lut_kernels.cc; the table comes from the
-// kernel path, the lookup itself is checked here): every such pair and option set, every
-// source code repeated to 3 * 4096 + 37 elements, at misaligned source and target
-// offsets (odd and even), with and without streaming stores (threshold lowered to 1 KiB;
-// wider targets stream from the even offset), against the reference, with the guard
-// bytes after the output intact.
+// elements on where cast_kernels.cc picks it (per pair and target: IsTableTarget,
+// TableBeatsKernel, LutPlanes; lib/dispatch/lut_kernels.cc; the table comes from the
+// kernel path, the lookup itself is checked here): every such pair and option set,
+// whichever path it takes, every source code repeated to 3 * 4096 + 37 elements, at
+// misaligned source and target offsets (odd and even), with and without streaming stores
+// (threshold lowered to 1 KiB; wider targets stream from the even offset), against the
+// reference, with the guard bytes after the output intact.
 TEST(KernelTest, SmallCodePairsByTableLookup) {
   struct StreamOverride {
     explicit StreamOverride(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
@@ -520,7 +520,8 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
                      << " saturate=" << o.saturate << " round_mode=" << RoundModeName(o.round_mode)
                      << " offsets " << src_offset << "/" << dst_offset << " streaming "
                      << stream_bytes << " on " << ActiveTargetName() << ": byte " << i
-                     << " expected " << test::Hex(want[i]) << ", got " << test::Hex(got[i]);
+                     << " expected " << test::Hex(want[i]) << ", got "
+                     << test::Hex(got[dst_offset + i]);
             }
             for (size_t g = 0; g < kGuardBytes; ++g) {
               ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)

@@ -4,16 +4,19 @@
 //   1. the pair's registry kernel (FindKernel), except for the pairs the table of step 2
 //      beats (TableBeatsKernel: float8 / sub-byte -> FLOAT16);
 //   2. from kLutMinCount elements on, for a source of at most 8 bits (<= 256 codes) and a
-//      target of at most 8 or exactly 16 bits, or a 32/64-bit integer target whose
-//      results all extend from 16 bits: a table of the results of the kernel path on
-//      every source code, applied by LutCastDispatch (lut_kernels.cc);
+//      target of at most 8 or exactly 16 bits, or a float8/float4 source and a 32/64-bit
+//      integer target whose results all extend from 16 bits (IsTableTarget): a table of
+//      the results of the kernel path on every source code, applied by LutCastDispatch
+//      (lut_kernels.cc);
 //   3. the blocked two-step ("hub") path: kBlock elements at a time decoded into an
 //      L1-resident FLOAT (or byte) block, then encoded into the destination. Outputs of
-//      kHubStreamBytes and more of widening pairs with a cheap encoder (TwoStep::stream)
-//      are encoded into an L1 stage and streamed out (StreamCopy, non-temporal stores)
-//      from the first 64-byte-aligned output byte on.
+//      kHubStreamBytes and more of pairs that widen with a plain promotion
+//      (TwoStep::stream: -> DOUBLE, a byte -> a wider integer) are encoded into an L1
+//      stage and streamed out (StreamCopy, non-temporal stores) from the first
+//      64-byte-aligned output byte on.
 #include "lib/dispatch/cast_kernels.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -36,6 +39,9 @@ const KernelRow* SubbyteKernelRows(size_t* count);
 // lib/dispatch/lut_kernels.cc: out[i] = table[code i] (see LutCast there).
 void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
                      const void* src, void* dst, size_t count);
+// Whether the best target's LutCast takes 16-bit and wider targets from src_bits-wide
+// sources (see LutPlanes there).
+bool LutPlanesDispatch(int src_bits);
 
 namespace {
 
@@ -132,12 +138,14 @@ struct TwoStep {
   CastOptions encode_options;
   // Large outputs streamed (kHubStreamBytes): when the output is at least twice the
   // source (its read-for-ownership traffic then costs more than reading the source) and
-  // the encoder is cheap. FLOAT -> integer encoders (clamps, NaN and unsigned fix-ups)
-  // leave their pairs compute-bound, and a staged block's non-temporal stores do not
-  // overlap the next block's compute: measured at 64 MiB (AVX3_DL), streaming took
-  // float8e8m0 -> UINT64 from 0.80 to 0.63x memcpy and float8e8m0 -> INT32 from 1.11 to
-  // 0.85x, while it took every 8-bit and sub-byte type -> DOUBLE from 0.93..1.02 to
-  // 1.08..1.20x. Narrowing pairs measured the same or slower streamed.
+  // the encoder is a plain widening (FLOAT -> DOUBLE, a byte -> a wider integer). Other
+  // encoders (FLOAT -> integer: clamps, NaN and unsigned fix-ups; FLOAT -> 16-bit floats:
+  // rounding) can leave their pairs compute-bound, and a staged block's non-temporal
+  // stores do not overlap the next block's compute: measured at 64 MiB, x memcpy,
+  // streaming took float8e8m0 -> UINT64 from 0.80 to 0.63 and float8e8m0 -> INT32 from
+  // 1.11 to 0.85 (AVX3_DL), float8e4m3fn -> BFLOAT16 from 0.59 to 0.52 (AVX2), while it
+  // took every 8-bit and sub-byte type -> DOUBLE from 0.93..1.02 to 1.08..1.20 (AVX3_DL).
+  // Narrowing pairs measured the same or slower streamed.
   bool stream = false;
 };
 
@@ -150,7 +158,7 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
     plan->mid = BitWidth(src) < 8 && !IsSigned(src) ? DataType::kUint8 : DataType::kInt8;
     plan->decode = src == plan->mid ? nullptr : FindKernel(src, plan->mid);
     plan->encode = dst == plan->mid ? nullptr : FindKernel(plan->mid, dst);
-    plan->stream = BitWidth(dst) >= 2 * BitWidth(src);  // widening through a byte: cheap
+    plan->stream = BitWidth(dst) > 8;  // a 4-/2-bit source widened through a byte
     return plan->decode != nullptr && plan->encode != nullptr;
   }
   // Through FLOAT: a registry kernel into FLOAT for sources exact in float32, or a
@@ -165,7 +173,7 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
   } else if (IsSmallFloat(dst)) {
     plan->odd_decode = RoundToOddDecoder(src);
   }
-  plan->stream = BitWidth(dst) >= 2 * BitWidth(src) && !IsInteger(dst);
+  plan->stream = dst == DataType::kDouble;  // FLOAT -> DOUBLE: a plain promotion
   // bool false -> float8e8m0 is 0x00 in both saturate modes (semantics.md section 2),
   // while a float 0.0 without saturation is NaN: encode bools saturating.
   if (src == DataType::kBool) plan->encode_options.saturate = true;
@@ -189,19 +197,35 @@ bool IsSmallCode(DataType t) {
 // table (one kernel call on the <= 256 source codes) is then amortised.
 constexpr size_t kLutMinCount = 4096;
 
-// Targets whose results a table lookup can hold: at most 8 bits (one byte table), 16
-// bits (two byte tables), and the 32/64-bit integers when every result is the sign or
-// zero extension of its low 16 bits (checked per table: e.g. float8 -> UINT64).
-bool IsTableTarget(DataType t) {
-  return IsSmallCode(t) || BitWidth(t) == 16 || t == DataType::kInt32 ||
-         t == DataType::kUint32 || t == DataType::kInt64 || t == DataType::kUint64;
+// Targets of a small-code source that a table lookup serves: at most 8 bits (one byte
+// table), 16 bits (two byte tables), and the 32/64-bit integers from float8 and float4
+// sources when every result is the sign or zero extension of its low 16 bits (checked
+// per table). There the two-step path is compute-bound in its FLOAT -> integer encoder
+// (float8e4m3fn -> UINT64: 0.47 ns/element in L1 and out of cache alike); the 4-/2-bit
+// integers widen through a byte as fast (64 MiB, streamed) or faster (8 KiB: uint4 ->
+// INT64 0.89 vs 0.67x memcpy by table).
+bool IsTableTarget(DataType src, DataType dst) {
+  if (IsSmallCode(dst)) return true;
+  const bool wide_int = dst == DataType::kInt32 || dst == DataType::kUint32 ||
+                        dst == DataType::kInt64 || dst == DataType::kUint64;
+  return (BitWidth(dst) == 16 || (wide_int && !IsInteger(src) && src != DataType::kBool)) &&
+         LutPlanesDispatch(BitWidth(src));
 }
+
+// Pairs (into 32/64-bit integers, whose results do not depend on the options) found by
+// CastWithTable to have a result that does not extend from 16 bits (float8e8m0's 2^127,
+// float8e5m2's Inf -> the integer maximum): later calls go to the two-step path without
+// building the table again.
+std::atomic<bool> g_no_table[kCodes][kCodes];
 
 // Casts through a table of the pair's results on every source code, computed with the
 // kernel path below (exact, with these options); false, writing nothing, when the pair
 // has no kernel path or a table cannot hold its results.
 bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_type,
                    size_t count, const CastOptions& options) {
+  std::atomic<bool>& no_table =
+      g_no_table[static_cast<size_t>(src_type)][static_cast<size_t>(dst_type)];
+  if (no_table.load(std::memory_order_relaxed)) return false;
   const int src_bits = BitWidth(src_type), dst_bits = BitWidth(dst_type);
   const size_t codes = size_t{1} << src_bits;
   // Every source code in order, packed like the type (element 0 in the low bits).
@@ -238,7 +262,10 @@ bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_t
       table[c] = static_cast<uint8_t>(v);
       table[256 + c] = static_cast<uint8_t>(v >> 8);
     }
-    if (bytes > 2 && !zext && !sext) return false;
+    if (bytes > 2 && !zext && !sext) {
+      no_table.store(true, std::memory_order_relaxed);
+      return false;
+    }
     sign_extend = !zext;
   } else {
     const unsigned dst_mask = (1u << dst_bits) - 1;
@@ -257,14 +284,16 @@ bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_t
 // kernel -> table): 64 MiB float8e4m3fn 0.98 -> 1.50, float8e5m2fnuz 0.81 -> 1.33,
 // int4 1.17 -> 1.28; 8 KiB float8e5m2fnuz 0.10 -> 0.24, int4 0.45 -> 0.67. Kept:
 // float8e5m2 (8 KiB 0.39 vs 0.25), the integer and bool widenings (8 KiB 0.78 vs 0.25;
-// the same out of cache).
+// the same out of cache). Float8 sources only where the target looks them up fast
+// (LutPlanesDispatch: AVX3_DL); on AVX2 sub-byte -> FLOAT16 gains as well (int4 8 KiB
+// 0.40 -> 0.61).
 bool TableBeatsKernel(DataType src, DataType dst) {
   if (dst != DataType::kFloat16) return false;
   switch (src) {
     case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kFloat4E2M1:
     case DataType::kInt4: case DataType::kUint4: case DataType::kInt2: case DataType::kUint2:
-      return true;
+      return LutPlanesDispatch(BitWidth(src));
     default:
       return false;
   }
@@ -291,7 +320,8 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
   // other direct kernels of such pairs, integer wrap/pack/widening, bool, float8e5m2 ->
   // FLOAT16, are as fast or faster).
   if (count >= kLutMinCount && src_type != dst_type && IsSmallCode(src_type) &&
-      IsTableTarget(dst_type) && CastWithTable(src, src_type, dst, dst_type, count, options)) {
+      IsTableTarget(src_type, dst_type) &&
+      CastWithTable(src, src_type, dst, dst_type, count, options)) {
     return true;
   }
   if (src_type == dst_type) return false;  // a copy (the reference's memcpy)

@@ -29,11 +29,12 @@ CastKernel FindKernel(DataType src, DataType dst);
 // two-step path: an L1-sized block is decoded into float32 lanes (exactly, or rounded
 // to odd for DOUBLE / 32- and 64-bit integer sources into the small float types) and
 // encoded once (large outputs of widening pairs streamed). From 4096 elements on, pairs
-// without a kernel from a type of at most 8 bits into a type of at most 8 or 16 bits, or
-// into a 32/64-bit integer whose results all extend from 16 bits, and float8 / sub-byte
-// -> FLOAT16 (faster than their kernels), are cast by table lookup: the table holds the
-// kernel path's result for every source code (lib/dispatch/cast_kernels.cc,
-// lut_kernels.cc). Returns false, writing nothing, when none applies.
+// without a kernel from a type of at most 8 bits into a type of at most 8 or 16 bits,
+// float8/float4 into 32/64-bit integers whose results all extend from 16 bits, and
+// float8 / sub-byte -> FLOAT16 (faster than their kernels) are cast by table lookup: the
+// table holds the kernel path's result for every source code
+// (lib/dispatch/cast_kernels.cc, lut_kernels.cc). Returns false, writing nothing, when
+// none applies.
 bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
                      size_t count, const CastOptions& options);
 

@@ -15,7 +15,8 @@
 //     (InterleaveLower/Upper, which work within 128-bit blocks, after one permute of the
 //     codes' 64-bit lanes that makes the interleaved lanes come out in element order;
 //     SVE stores 16-bit results with StoreInterleaved2 instead), then widened with
-//     PromoteTo of each half. Measured against the two-step path (AVX3_DL, x memcpy):
+//     PromoteTo of each half; for 8-bit sources on AVX3_DL only (LutPlanes). Measured
+//     against the two-step path (AVX3_DL, x memcpy):
 //     float8e4m3fn -> INT16 0.07 -> 0.22 at 8 KiB (about half of that time builds the
 //     256-entry table) and 0.57 -> 1.6 at 64 MiB; float8e4m3fn -> UINT64 0.17 -> 0.46
 //     and 0.77 -> 1.46.
@@ -396,25 +397,57 @@ void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
 // dst_bits (16, 32 or 64) integers from 16-bit results: their low bytes at table[c],
 // their high bytes at table[256 + c], sign- (sign_extend) or zero-extended to dst_bits.
 // Each 256-byte table: all entries for 8-bit sources, the first 16 for 4- and 2-bit
-// ones (entries past 2^src_bits unused).
+// ones (entries past 2^src_bits unused). Targets of 16 bits and more only where
+// LutPlanes(src_bits).
 void LutCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
              const void* src, void* dst, size_t count) {
   switch (src_bits * 256 + dst_bits * 2 + (dst_bits > 16 && sign_extend ? 1 : 0)) {
-#define TC_LUT_CASES(kIn)                                                             \
+#define TC_LUT_BYTE_CASES(kIn)                                                        \
+  case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count);              \
+  case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count);              \
+  case kIn * 256 + 2 * 2: return LutRun<kIn, 2>(table, src, dst, count);
+#define TC_LUT_WIDE_CASES(kIn)                                                        \
   case kIn * 256 + 64 * 2 + 1: return LutRun<kIn, 64, true>(table, src, dst, count);  \
   case kIn * 256 + 64 * 2: return LutRun<kIn, 64>(table, src, dst, count);            \
   case kIn * 256 + 32 * 2 + 1: return LutRun<kIn, 32, true>(table, src, dst, count);  \
   case kIn * 256 + 32 * 2: return LutRun<kIn, 32>(table, src, dst, count);            \
-  case kIn * 256 + 16 * 2: return LutRun<kIn, 16>(table, src, dst, count);            \
-  case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count);              \
-  case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count);              \
-  case kIn * 256 + 2 * 2: return LutRun<kIn, 2>(table, src, dst, count);
-    TC_LUT_CASES(8)
-    TC_LUT_CASES(4)
-    TC_LUT_CASES(2)
-#undef TC_LUT_CASES
+  case kIn * 256 + 16 * 2: return LutRun<kIn, 16>(table, src, dst, count);
+    TC_LUT_BYTE_CASES(8)
+    TC_LUT_BYTE_CASES(4)
+    TC_LUT_BYTE_CASES(2)
+    // Wide targets: where LutPlanes says so.
+#if HWY_TARGET == HWY_SCALAR
+    TC_LUT_WIDE_CASES(8)
+#else
+    TC_LUT_WIDE_CASES(4)
+    TC_LUT_WIDE_CASES(2)
+#if HWY_TARGET == HWY_AVX3_DL
+    TC_LUT_WIDE_CASES(8)
+#endif
+#endif
+#undef TC_LUT_BYTE_CASES
+#undef TC_LUT_WIDE_CASES
     default: return;
   }
+}
+
+// Whether LutCast takes targets of 16 bits and more (two byte tables) from src_bits-wide
+// sources on this target, where that beats the kernel path: 4-/2-bit codes need one
+// TableLookupBytes per table on every SIMD target; 8-bit codes only on AVX3_DL
+// (VPERMT2B): the 16-lookup tree of the other SIMD targets, twice, measured slower (at
+// 64 MiB, x memcpy: float8e4m3fn -> BFLOAT16 0.51 -> 0.22 on AVX2, 0.78 -> 0.35 on AVX3;
+// float8e4m3fn -> FLOAT16 0.29 -> 0.22 on AVX2). SCALAR: 8-bit codes (float8e4m3fn ->
+// UINT64 at 8 KiB 0.03 -> 0.10), not the unpacking element loop of 4-/2-bit ones (int4
+// -> INT16 0.30 -> 0.03).
+bool LutPlanes(int src_bits) {
+#if HWY_TARGET == HWY_AVX3_DL
+  (void)src_bits;
+  return true;
+#elif HWY_TARGET == HWY_SCALAR
+  return src_bits == 8;
+#else
+  return src_bits < 8;
+#endif
 }
 
 // Copies `bytes` bytes with non-temporal stores for the whole vectors from the first
@@ -458,6 +491,7 @@ namespace tensorcast {
 namespace kernels {
 
 HWY_EXPORT(LutCast);
+HWY_EXPORT(LutPlanes);
 HWY_EXPORT(StreamCopy);
 
 // Declared in lib/dispatch/cast_kernels.cc.
@@ -465,6 +499,7 @@ void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, bool sign
                      const void* src, void* dst, size_t count) {
   HWY_DYNAMIC_DISPATCH(LutCast)(table, src_bits, dst_bits, sign_extend, src, dst, count);
 }
+bool LutPlanesDispatch(int src_bits) { return HWY_DYNAMIC_DISPATCH(LutPlanes)(src_bits); }
 
 // Declared in lib/dispatch/hub_kernels.h.
 void StreamCopy(const void* from, void* to, size_t bytes) {

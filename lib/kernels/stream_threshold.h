@@ -1,6 +1,8 @@
-// Output sizes from which the kernel loops (cast_loop-inl.h, pack-inl.h) write with
-// non-temporal stores. Each loop has its own default; tests override it to run the
-// streaming paths on small buffers (test/kernel_test.cc, LargeOutputsMatchSmallCalls).
+// Output sizes from which the kernel loops (cast_loop-inl.h, pack-inl.h), the table
+// lookup (lib/dispatch/lut_kernels.cc) and the two-step path (cast_kernels.cc) write with
+// non-temporal stores. Each has its own default; tests override it to run the streaming
+// paths on small buffers (test/kernel_test.cc: StreamedOutputsMatchRegularStores,
+// HubStreamedOutputsMatchRegularStores, SmallCodePairsByTableLookup).
 #ifndef TENSORCAST_LIB_KERNELS_STREAM_THRESHOLD_H_
 #define TENSORCAST_LIB_KERNELS_STREAM_THRESHOLD_H_
 
