@@ -19,6 +19,13 @@
 #include "lib/kernels/stream_threshold.h"
 #include "hwy/highway.h"
 
+// Lambdas in kernel loops: compiled for the current target and always inlined (GCC
+// otherwise keeps a multiply-called lambda out of line, which spills its vectors; as
+// pack-inl.h).
+#ifndef TC_LAMBDA_INLINE
+#define TC_LAMBDA_INLINE HWY_ATTR __attribute__((always_inline))
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
 namespace HWY_NAMESPACE {

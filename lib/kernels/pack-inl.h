@@ -119,13 +119,15 @@ HWY_INLINE void StoreOut(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p) {
 // the first vector-aligned output byte (when that leaves the source byte-aligned), then
 // streaming stores and one FlushStream.
 // Encoders whose chunks store whole u8 vectors use it too (kPrefetch as SubbyteLoop).
-template <int kInBits, int kOutBits, bool kPrefetch = false, class Body>
+// kStreamAt: the output size from which on it streams (kStreamBytes unless given).
+template <int kInBits, int kOutBits, bool kPrefetch = false, size_t kStreamAt = kStreamBytes,
+          class Body>
 HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chunk,
                            const Body& body) {
   const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
     body(in, out, std::false_type());
   };
-  if (count * kOutBits / 8 >= kernels::StreamBytes(kStreamBytes)) {
+  if (count * kOutBits / 8 >= kernels::StreamBytes(kStreamAt)) {
     const size_t vector_bytes = hn::Lanes(DU8());
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
     const size_t head_bytes = misaligned == 0 ? 0 : vector_bytes - misaligned;

@@ -2,6 +2,9 @@
 // FLOAT, FLOAT16, INT8, UINT8.
 //
 // Pairs:    FLOAT, FLOAT16, BFLOAT16 -> INT4, UINT4, INT2, UINT2, FLOAT4E2M1;
+//           INT16, UINT16, INT32, UINT32, INT64, UINT64 -> FLOAT4E2M1 (clamped to [-6, 6],
+//           then a 16-entry table), DOUBLE -> FLOAT4E2M1 (the float32 value rounded to odd,
+//           f32_helpers-inl.h, then the FLOAT encoder);
 //           DOUBLE -> INT4, UINT4, INT2, UINT2;
 //           INT4, UINT4, INT2, UINT2, FLOAT4E2M1 -> FLOAT, FLOAT16;
 //           INT8, UINT8 -> INT4, UINT4, INT2, UINT2 and back.
@@ -38,9 +41,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
+#include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/pack-inl.h"
+#include "lib/kernels/truncate-inl.h"
 #include "tensorcast/cast.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -243,6 +249,125 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
       }
     };
     StoreOut<decltype(stream)::value>(PackCodes32<kBits>(du32, code), DU8(), out);
+  });
+}
+
+// Lanes(DU32) elements of TS (INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE) at
+// `in` -> their float32 bits: exact for 16-bit integers, rounded to odd otherwise
+// (f32_helpers-inl.h), so that one later rounding is the correct one.
+template <typename TS>
+HWY_INLINE hn::Vec<DU32> F32BitsFromSource(const TS* HWY_RESTRICT in) {
+  const DU32 du32;
+  if constexpr (sizeof(TS) <= 2) {
+    const hn::Rebind<TS, DU32> ds;
+    return hn::BitCast(du32, hn::ConvertTo(DF32(), hn::PromoteTo(DI32(), hn::LoadU(ds, in))));
+  } else if constexpr (sizeof(TS) == 4) {
+    const hn::Rebind<TS, DU32> ds;
+    return IntVecToF32BitsRoundToOdd(du32, ds, hn::LoadU(ds, in));
+  } else {
+    const auto half = [&](const TS* p) TC_LAMBDA_INLINE {
+#if HWY_TARGET == HWY_SCALAR
+      const hn::Sisd<TS> ds;
+      const DU32 dh;
+#else
+      const hn::Repartition<TS, DU32> ds;  // half as many 64-bit lanes
+      const hn::Rebind<uint32_t, decltype(ds)> dh;
+#endif
+      if constexpr (std::is_same<TS, double>::value) {
+        return F64VecToF32BitsRoundToOdd(dh, ds, hn::LoadU(ds, p));
+      } else {
+        return IntVecToF32BitsRoundToOdd(dh, ds, hn::LoadU(ds, p));
+      }
+    };
+#if HWY_TARGET == HWY_SCALAR
+    return half(in);
+#else
+    const auto lo = half(in);  // loads in address order
+    const auto hi = half(in + hn::Lanes(du32) / 2);
+    return hn::Combine(du32, hi, lo);
+#endif
+  }
+}
+
+// FLOAT4E2M1 magnitude codes of the integers 0..6 (RNE: 5, halfway between 4 and 6,
+// goes to 4, whose mantissa bit is even); every integer beyond 6 saturates to 6.
+alignas(16) constexpr uint8_t kIntF4Mag[16] = {0, 2, 4, 5, 6, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// Lanes(DU32) integers of TS at `in` clamped to [-6, 6] (unsigned: [0, 6]), in i32 lanes.
+template <typename TS>
+HWY_INLINE hn::Vec<DI32> ClampedIntsForF4(const TS* HWY_RESTRICT in) {
+  const auto clamp = [](auto d, auto v) TC_LAMBDA_INLINE {
+    using T = hn::TFromD<decltype(d)>;
+    const auto hi = hn::Min(v, hn::Set(d, T{6}));
+    if constexpr (hwy::IsSigned<T>()) {
+      return hn::Max(hi, hn::Set(d, T{-6}));
+    } else {
+      return hi;
+    }
+  };
+  if constexpr (sizeof(TS) <= 4) {
+    const hn::Rebind<TS, DU32> ds;
+    const auto c = clamp(ds, hn::LoadU(ds, in));
+    if constexpr (sizeof(TS) == 4) {
+      return hn::BitCast(DI32(), c);
+    } else {
+      return hn::PromoteTo(DI32(), c);
+    }
+  } else {
+    // 64-bit lanes, clamped, keep their low 32 bits (the clamped value, exactly).
+    const auto half = [&](const TS* p) TC_LAMBDA_INLINE {
+#if HWY_TARGET == HWY_SCALAR
+      const hn::Sisd<TS> ds;
+#else
+      const hn::Repartition<TS, DU32> ds;  // half as many 64-bit lanes
+#endif
+      const hn::RebindToUnsigned<decltype(ds)> du64;
+      return TruncateToBytes<4>(du64, hn::BitCast(du64, clamp(ds, hn::LoadU(ds, p))));
+    };
+#if HWY_TARGET == HWY_SCALAR
+    return hn::BitCast(DI32(), half(in));
+#else
+    const auto lo = half(in);  // loads in address order
+    const auto hi = half(in + hn::Lanes(DU32()) / 2);
+    return hn::BitCast(DI32(), hn::Combine(DU32(), hi, lo));
+#endif
+  }
+}
+
+// Integers clamped to [-6, 6] (i32 lanes) -> FLOAT4E2M1 codes: the magnitude's code from
+// a 16-entry byte table, bit 3 for negative values.
+HWY_INLINE hn::Vec<DU32> F4CodeFromClampedInt(hn::Vec<DI32> c) {
+  const DU32 du32;
+  const auto a = hn::BitCast(du32, hn::Abs(c));
+#if HWY_TARGET == HWY_SCALAR
+  const auto mag = hn::Set(du32, kIntF4Mag[hn::GetLane(a)]);
+#else
+  // Bytes 1..3 of each lane index entry 0, which is 0.
+  const hn::Repartition<uint8_t, DU32> du8;
+  const auto mag = hn::TableLookupBytes(hn::BitCast(du32, hn::LoadDup128(du8, kIntF4Mag)), a);
+#endif
+  return hn::OrAnd(mag, hn::ShiftRight<28>(hn::BitCast(du32, c)), hn::Set(du32, 8));
+}
+
+// TS -> FLOAT4E2M1 (one rounding), outputs from 4 MiB on streamed (a 64 MiB INT64 source
+// has a 4 MiB output). Integers: clamped to [-6, 6] (FLOAT4E2M1 always saturates, and
+// every integer's distance to the grid is decided by the clamped value), then a table;
+// DOUBLE: F32BitsFromSource (rounded to odd) and F4CodeFromF32.
+template <typename TS>
+HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
+  const DU32 du32;
+  const size_t n = hn::Lanes(du32);
+  DecodeLoop<8 * sizeof(TS), 4, true, (size_t{4} << 20)>(src, dst, count, PackedChunk<4>(),
+                                      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+      const TS* p = reinterpret_cast<const TS*>(in) + j * n;
+      if constexpr (std::is_same<TS, double>::value) {
+        return F4CodeFromF32(F32BitsFromSource(p));
+      } else {
+        return F4CodeFromClampedInt(ClampedIntsForF4(p));
+      }
+    };
+    StoreOut<decltype(stream)::value>(PackCodes32<4>(du32, code), DU8(), out);
   });
 }
 
@@ -489,6 +614,18 @@ void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOption
                                             return subbyte::F4CodeFromF32(bits);
                                           });
 }
+#define TC_SOURCE_F4_CAST(Name, TS)                                              \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
+    subbyte::EncodeSourceToF4<TS>(src, dst, count);                            \
+  }
+TC_SOURCE_F4_CAST(CastI16ToF4E2M1, int16_t)
+TC_SOURCE_F4_CAST(CastU16ToF4E2M1, uint16_t)
+TC_SOURCE_F4_CAST(CastI32ToF4E2M1, int32_t)
+TC_SOURCE_F4_CAST(CastU32ToF4E2M1, uint32_t)
+TC_SOURCE_F4_CAST(CastI64ToF4E2M1, int64_t)
+TC_SOURCE_F4_CAST(CastU64ToF4E2M1, uint64_t)
+TC_SOURCE_F4_CAST(CastF64ToF4E2M1, double)
+#undef TC_SOURCE_F4_CAST
 void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   const subbyte::DU16 du16;
   const size_t n = hn::Lanes(du16);
