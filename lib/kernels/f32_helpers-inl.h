@@ -232,12 +232,18 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToF16Lanes(DU32 du32, hn::
 #endif
 }
 
+// f32 bits of a non-NaN value -> u32 lanes whose upper 16 bits are the bf16 result (RNE).
+template <class DU32>
+HWY_INLINE hn::Vec<DU32> RoundF32BitsToBF16InUpperHalf(DU32 du32, hn::Vec<DU32> bits) {
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
+  return hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFF)));
+}
+
 // f32 bits -> u32 lanes whose upper 16 bits are the bf16 result (RNE; NaN -> 0x7FC0 |
 // sign), so that two vectors narrow with one ConcatOdd.
 template <class DU32>
 HWY_INLINE hn::Vec<DU32> F32BitsToBF16InUpperHalf(DU32 du32, hn::Vec<DU32> bits) {
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
-  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFF)));
+  const auto rounded = RoundF32BitsToBF16InUpperHalf(du32, bits);
   // 0x7FC00000 | sign: one vpternlogd on AVX3; the float compare needs no |x|.
   const auto nan = hn::OrAnd(hn::Set(du32, 0x7FC00000u), bits, hn::Set(du32, 0x80000000u));
   const auto is_nan = hn::RebindMask(du32, hn::IsNaN(hn::BitCast(hn::RebindToFloat<DU32>(), bits)));

@@ -380,15 +380,7 @@ HWY_INLINE hn::Vec<DU32> F16ToF32Bits(DU32 du32, hn::Vec<hn::Rebind<uint16_t, DU
 // RNE, overflow -> Inf), or of a NaN 0x7FC00000 | sign (-> 0x7E00 | sign).
 template <class DU32>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToF16(DU32 du32, hn::Vec<DU32> bits) {
-  const hn::Rebind<uint16_t, DU32> du16;
-#if TENSORCAST_F8_NATIVE_F16
-  const hn::Rebind<float, DU32> df;
-  const hn::Rebind<hwy::float16_t, DU32> dh;
-  (void)du32;
-  return hn::BitCast(du16, hn::DemoteTo(dh, hn::BitCast(df, bits)));
-#else
-  return hn::TruncateTo(du16, F32BitsToMini<FmtF16, false>(du32, bits));
-#endif
+  return F32BitsToF16Lanes(du32, bits);  // f32_helpers-inl.h: RNE of any float32
 }
 
 #if TENSORCAST_F8_NATIVE_F16

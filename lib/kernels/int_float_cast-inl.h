@@ -331,10 +331,9 @@ HWY_INLINE void CastIntToHalf(const void* src, void* dst, size_t count) {
                bits = IntVecToF32BitsRoundToOdd(du32, di, v);
              }
              if constexpr (kBf16) {
-               // RNE on the bits; an integer is never NaN (F32BitsToBF16Lanes' NaN select).
-               const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
-               const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFF)));
-               return TruncateToBytes<2>(du32, hn::ShiftRight<16>(rounded));
+               // An integer is never NaN: no NaN select (F32BitsToBF16Lanes).
+               return TruncateToBytes<2>(
+                   du32, hn::ShiftRight<16>(RoundF32BitsToBF16InUpperHalf(du32, bits)));
              } else {
                return F32BitsToF16Lanes(du32, bits);
              }

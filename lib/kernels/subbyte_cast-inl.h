@@ -252,41 +252,27 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
   });
 }
 
-// Lanes(DU32) elements of TS (INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE) at
-// `in` -> their float32 bits: exact for 16-bit integers, rounded to odd otherwise
+// Lanes(DU32) DOUBLE values at `in` -> their float32 bits rounded to odd
 // (f32_helpers-inl.h), so that one later rounding is the correct one.
-template <typename TS>
-HWY_INLINE hn::Vec<DU32> F32BitsFromSource(const TS* HWY_RESTRICT in) {
+HWY_INLINE hn::Vec<DU32> F32BitsFromF64RoundToOdd(const double* HWY_RESTRICT in) {
+  const auto half = [&](const double* p) TC_LAMBDA_INLINE {
+#if HWY_TARGET == HWY_SCALAR
+    const hn::Sisd<double> dd;
+    const DU32 dh;
+#else
+    const hn::Repartition<double, DU32> dd;  // half as many 64-bit lanes
+    const hn::Rebind<uint32_t, decltype(dd)> dh;
+#endif
+    return F64VecToF32BitsRoundToOdd(dh, dd, hn::LoadU(dd, p));
+  };
+#if HWY_TARGET == HWY_SCALAR
+  return half(in);
+#else
   const DU32 du32;
-  if constexpr (sizeof(TS) <= 2) {
-    const hn::Rebind<TS, DU32> ds;
-    return hn::BitCast(du32, hn::ConvertTo(DF32(), hn::PromoteTo(DI32(), hn::LoadU(ds, in))));
-  } else if constexpr (sizeof(TS) == 4) {
-    const hn::Rebind<TS, DU32> ds;
-    return IntVecToF32BitsRoundToOdd(du32, ds, hn::LoadU(ds, in));
-  } else {
-    const auto half = [&](const TS* p) TC_LAMBDA_INLINE {
-#if HWY_TARGET == HWY_SCALAR
-      const hn::Sisd<TS> ds;
-      const DU32 dh;
-#else
-      const hn::Repartition<TS, DU32> ds;  // half as many 64-bit lanes
-      const hn::Rebind<uint32_t, decltype(ds)> dh;
+  const auto lo = half(in);  // loads in address order
+  const auto hi = half(in + hn::Lanes(du32) / 2);
+  return hn::Combine(du32, hi, lo);
 #endif
-      if constexpr (std::is_same<TS, double>::value) {
-        return F64VecToF32BitsRoundToOdd(dh, ds, hn::LoadU(ds, p));
-      } else {
-        return IntVecToF32BitsRoundToOdd(dh, ds, hn::LoadU(ds, p));
-      }
-    };
-#if HWY_TARGET == HWY_SCALAR
-    return half(in);
-#else
-    const auto lo = half(in);  // loads in address order
-    const auto hi = half(in + hn::Lanes(du32) / 2);
-    return hn::Combine(du32, hi, lo);
-#endif
-  }
 }
 
 // FLOAT4E2M1 magnitude codes of the integers 0..6 (RNE: 5, halfway between 4 and 6,
@@ -352,7 +338,7 @@ HWY_INLINE hn::Vec<DU32> F4CodeFromClampedInt(hn::Vec<DI32> c) {
 // TS -> FLOAT4E2M1 (one rounding), outputs from 4 MiB on streamed (a 64 MiB INT64 source
 // has a 4 MiB output). Integers: clamped to [-6, 6] (FLOAT4E2M1 always saturates, and
 // every integer's distance to the grid is decided by the clamped value), then a table;
-// DOUBLE: F32BitsFromSource (rounded to odd) and F4CodeFromF32.
+// DOUBLE: F32BitsFromF64RoundToOdd and F4CodeFromF32.
 template <typename TS>
 HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
   const DU32 du32;
@@ -362,7 +348,7 @@ HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
     const auto code = [&](size_t j) TC_LAMBDA_INLINE {
       const TS* p = reinterpret_cast<const TS*>(in) + j * n;
       if constexpr (std::is_same<TS, double>::value) {
-        return F4CodeFromF32(F32BitsFromSource(p));
+        return F4CodeFromF32(F32BitsFromF64RoundToOdd(p));
       } else {
         return F4CodeFromClampedInt(ClampedIntsForF4(p));
       }
