@@ -105,7 +105,8 @@ const bool kRegistered = [] {
   const DataType kTypes[] = {DataType::kFloat16, DataType::kBfloat16, DataType::kFloat8E4M3FN,
                              DataType::kInt4, DataType::kFloat8E8M0};
   for (DataType t : kTypes) {
-    for (const auto& [from, to] : {std::pair{DataType::kFloat, t}, std::pair{t, DataType::kFloat}}) {
+    for (const auto& [from, to] :
+         {std::pair{DataType::kFloat, t}, std::pair{t, DataType::kFloat}}) {
       for (size_t bytes : kSourceBytes) {
         const std::string name = std::string("Cast/") + tensorcast::DataTypeName(from) + "->" +
                                  tensorcast::DataTypeName(to) + "/" + SizeName(bytes);

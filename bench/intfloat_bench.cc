@@ -67,7 +67,8 @@ void BM_Memcpy(benchmark::State& state, size_t bytes) {
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(2 * bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(2 * bytes));
 }
 
 std::string SizeName(size_t bytes) {
@@ -79,17 +80,17 @@ double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v
 
 const bool kRegistered = [] {
   const std::pair<DataType, DataType> kPairs[] = {
-      {DataType::kInt32, DataType::kFloat},   {DataType::kFloat, DataType::kInt32},
-      {DataType::kInt64, DataType::kDouble},  {DataType::kDouble, DataType::kInt64},
-      {DataType::kInt8, DataType::kFloat},    {DataType::kFloat, DataType::kInt8},
-      {DataType::kInt64, DataType::kFloat},   {DataType::kUint64, DataType::kFloat},
-      {DataType::kFloat, DataType::kUint32},  {DataType::kDouble, DataType::kUint64},
+      {DataType::kInt32, DataType::kFloat},  {DataType::kFloat, DataType::kInt32},
+      {DataType::kInt64, DataType::kDouble}, {DataType::kDouble, DataType::kInt64},
+      {DataType::kInt8, DataType::kFloat},   {DataType::kFloat, DataType::kInt8},
+      {DataType::kInt64, DataType::kFloat},  {DataType::kUint64, DataType::kFloat},
+      {DataType::kFloat, DataType::kUint32}, {DataType::kDouble, DataType::kUint64},
       {DataType::kFloat, DataType::kFloat16}};
   std::vector<size_t> memcpy_sizes;
   for (const auto& [from, to] : kPairs) {
     for (size_t bytes : {size_t{16} << 10, size_t{64} << 20}) {
       const std::string name = std::string("Cast/") + tensorcast::DataTypeName(from) + "->" +
-                                tensorcast::DataTypeName(to) + "/" + SizeName(bytes);
+                               tensorcast::DataTypeName(to) + "/" + SizeName(bytes);
       benchmark::RegisterBenchmark(name.c_str(), BM_Cast, from, to, bytes)
           ->ComputeStatistics("min", Min);
       const size_t count = bytes * 8 / static_cast<size_t>(tensorcast::BitWidth(from));

@@ -2,8 +2,8 @@
 // bytes_per_second counts bytes read + written (source + all outputs), for memcpy too
 // (2 x its size), so rows of equal size compare directly. Each Split row also reports
 // x_memcpy, measured inside the row (interleaved batches, see BM_Split), and for
-// whole-byte types x_memcpy_blocks: next to glibc's memcpy called once per block. Times are CPU time; all
-// buffers are 64-byte aligned.
+// whole-byte types x_memcpy_blocks: next to glibc's memcpy called once per block. Times are CPU
+// time; all buffers are 64-byte aligned.
 //
 //   Split/FLOAT[S,S]/axis0/4   the equal 4-way split along axis 0 (4 contiguous copies)
 //   Split/FLOAT[S,S]/axis1/4   along the last axis (S rows x 4 blocks of S/4 floats)
@@ -64,8 +64,8 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
     out_bytes += bytes;
   }
   for (auto _ : state) {
-    const tensorcast::Status s = tensorcast::Split(src.data(), type, shape.data(), shape.size(), axis,
-                                                   sizes.data(), sizes.size(), ptrs.data());
+    const tensorcast::Status s = tensorcast::Split(src.data(), type, shape.data(), shape.size(),
+                                                   axis, sizes.data(), sizes.size(), ptrs.data());
     if (!s.ok()) {
       state.SkipWithError(s.message().c_str());
       break;

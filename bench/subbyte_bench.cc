@@ -61,9 +61,9 @@ void BM_Kernel(benchmark::State& state, DataType from, DataType to, size_t count
   state.SetLabel(tensorcast::ActiveTargetName());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(src_bytes + dst_bytes));
-  state.counters["ns/elem"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * static_cast<double>(count),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns/elem"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(count),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // memcpy of `bytes` (= the source + destination bytes of a cast row, split in half).

@@ -145,9 +145,9 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
     if (!s.ok()) return Report(s, err);
   }
   if (src == nullptr) {
-    return Report(Status(StatusCode::kInvalidArgument,
-                         "src is null with count " + std::to_string(count)),
-                  err);
+    return Report(
+        Status(StatusCode::kInvalidArgument, "src is null with count " + std::to_string(count)),
+        err);
   }
   if (dst == nullptr) {
     return Report(Status(StatusCode::kInvalidArgument,
@@ -163,8 +163,7 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
     }
     if (arena->data == nullptr && arena->capacity > 0) {
       return Report(Status(StatusCode::kInvalidArgument,
-                           "arena->data is null with capacity " +
-                               std::to_string(arena->capacity)),
+                           "arena->data is null with capacity " + std::to_string(arena->capacity)),
                     err);
     }
   }
@@ -175,15 +174,16 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
     const auto* views = static_cast<const tc_string_view*>(src);
     for (size_t i = 0; i < count; ++i) {
       if (views[i].data == nullptr && views[i].size != 0) {
-        return Report(Status(StatusCode::kInvalidArgument,
-                             "src[" + std::to_string(i) + "]: data is null with size " +
-                                 std::to_string(views[i].size)),
+        return Report(Status(StatusCode::kInvalidArgument, "src[" + std::to_string(i) +
+                                                               "]: data is null with size " +
+                                                               std::to_string(views[i].size)),
                       err);
       }
     }
     in.reserve(count);
     for (size_t i = 0; i < count; ++i) {
-      in.emplace_back(views[i].size == 0 ? std::string() : std::string(views[i].data, views[i].size));
+      in.emplace_back(views[i].size == 0 ? std::string()
+                                         : std::string(views[i].data, views[i].size));
     }
     cpp_src = in.data();
   }
@@ -267,8 +267,7 @@ TC_API int tc_split(const void* src, int32_t type, const int64_t* shape, size_t 
   return Guard(err, [&] {
     const auto t = static_cast<DataType>(type);
     if (t != DataType::kString) {
-      return Report(tensorcast::Split(src, t, shape, rank, axis, sizes, num_outputs, outputs),
-                    err);
+      return Report(tensorcast::Split(src, t, shape, rank, axis, sizes, num_outputs, outputs), err);
     }
     Status s = tensorcast::Split(src, kViewType, shape, rank, axis, sizes, num_outputs, outputs);
     if (s.ok()) return Fill(err, TC_OK, "", 0, 0);

@@ -38,8 +38,9 @@ Status Validate(const void* src, DataType src_type, const void* dst, DataType ds
   if (!s.ok()) return s;
   const int mode = static_cast<int>(options.round_mode);
   if (mode < 0 || mode > 2) {
-    return Status(StatusCode::kInvalidArgument,
-                  "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
+    return Status(
+        StatusCode::kInvalidArgument,
+        "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
   }
   size_t src_bytes = 0, dst_bytes = 0;
   s = CheckedStorageBytes(src_type, count, &src_bytes);
@@ -47,12 +48,10 @@ Status Validate(const void* src, DataType src_type, const void* dst, DataType ds
   s = CheckedStorageBytes(dst_type, count, &dst_bytes);
   if (!s.ok()) return s;
   if (count > 0 && src == nullptr) {
-    return Status(StatusCode::kInvalidArgument,
-                  "src is null with count " + std::to_string(count));
+    return Status(StatusCode::kInvalidArgument, "src is null with count " + std::to_string(count));
   }
   if (count > 0 && dst == nullptr) {
-    return Status(StatusCode::kInvalidArgument,
-                  "dst is null with count " + std::to_string(count));
+    return Status(StatusCode::kInvalidArgument, "dst is null with count " + std::to_string(count));
   }
   if (count > 0 && src != dst) {
     const auto* s0 = static_cast<const unsigned char*>(src);
@@ -109,8 +108,8 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
   }
 }
 
-Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type,
-                size_t count, const CastOptions& options) {
+Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
+                const CastOptions& options) {
   return Cast(src, src_type, dst, like_type, count, options);
 }
 
@@ -118,20 +117,30 @@ Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
   // First opset of Cast that accepts each type (0: never).
   auto since = [](DataType t) -> int {
     switch (t) {
-      case DataType::kFloat: case DataType::kDouble: case DataType::kFloat16:
-      case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
-      case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
-      case DataType::kUint64: case DataType::kBool:
-        return 1;
+      case DataType::kFloat:
+      case DataType::kDouble:
+      case DataType::kFloat16:
+      case DataType::kInt8:
+      case DataType::kInt16:
+      case DataType::kInt32:
+      case DataType::kInt64:
+      case DataType::kUint8:
+      case DataType::kUint16:
+      case DataType::kUint32:
+      case DataType::kUint64:
+      case DataType::kBool: return 1;
       case DataType::kString: return 9;
       case DataType::kBfloat16: return 13;
-      case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ:
-      case DataType::kFloat8E5M2: case DataType::kFloat8E5M2FNUZ:
-        return 19;
-      case DataType::kUint4: case DataType::kInt4: return 21;
+      case DataType::kFloat8E4M3FN:
+      case DataType::kFloat8E4M3FNUZ:
+      case DataType::kFloat8E5M2:
+      case DataType::kFloat8E5M2FNUZ: return 19;
+      case DataType::kUint4:
+      case DataType::kInt4: return 21;
       case DataType::kFloat4E2M1: return 23;
       case DataType::kFloat8E8M0: return 24;
-      case DataType::kUint2: case DataType::kInt2: return 25;
+      case DataType::kUint2:
+      case DataType::kInt2: return 25;
       default: return 0;
     }
   };
@@ -154,9 +163,18 @@ Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
 
 Status ParseRoundMode(std::string_view text, RoundMode* out) {
   if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-  if (text == "up") { *out = RoundMode::kUp; return Status::Ok(); }
-  if (text == "down") { *out = RoundMode::kDown; return Status::Ok(); }
-  if (text == "nearest") { *out = RoundMode::kNearest; return Status::Ok(); }
+  if (text == "up") {
+    *out = RoundMode::kUp;
+    return Status::Ok();
+  }
+  if (text == "down") {
+    *out = RoundMode::kDown;
+    return Status::Ok();
+  }
+  if (text == "nearest") {
+    *out = RoundMode::kNearest;
+    return Status::Ok();
+  }
   return Status(StatusCode::kInvalidArgument, "round_mode: unknown value \"" + std::string(text) +
                                                   "\" (expected up, down or nearest)");
 }

@@ -15,13 +15,13 @@ struct TypeInfo {
 
 // Indexed by the ONNX code.
 constexpr TypeInfo kTypes[kMaxDataTypeCode + 1] = {
-    {"UNDEFINED", 0},       {"FLOAT", 32},          {"UINT8", 8},       {"INT8", 8},
-    {"UINT16", 16},         {"INT16", 16},          {"INT32", 32},      {"INT64", 64},
-    {"STRING", 0},          {"BOOL", 8},            {"FLOAT16", 16},    {"DOUBLE", 64},
-    {"UINT32", 32},         {"UINT64", 64},         {"COMPLEX64", 64},  {"COMPLEX128", 128},
-    {"BFLOAT16", 16},       {"FLOAT8E4M3FN", 8},    {"FLOAT8E4M3FNUZ", 8},
-    {"FLOAT8E5M2", 8},      {"FLOAT8E5M2FNUZ", 8},  {"UINT4", 4},       {"INT4", 4},
-    {"FLOAT4E2M1", 4},      {"FLOAT8E8M0", 8},      {"UINT2", 2},       {"INT2", 2},
+    {"UNDEFINED", 0},      {"FLOAT", 32},       {"UINT8", 8},          {"INT8", 8},
+    {"UINT16", 16},        {"INT16", 16},       {"INT32", 32},         {"INT64", 64},
+    {"STRING", 0},         {"BOOL", 8},         {"FLOAT16", 16},       {"DOUBLE", 64},
+    {"UINT32", 32},        {"UINT64", 64},      {"COMPLEX64", 64},     {"COMPLEX128", 128},
+    {"BFLOAT16", 16},      {"FLOAT8E4M3FN", 8}, {"FLOAT8E4M3FNUZ", 8}, {"FLOAT8E5M2", 8},
+    {"FLOAT8E5M2FNUZ", 8}, {"UINT4", 4},        {"INT4", 4},           {"FLOAT4E2M1", 4},
+    {"FLOAT8E8M0", 8},     {"UINT2", 2},        {"INT2", 2},
 };
 
 int Code(DataType type) { return static_cast<int>(type); }
@@ -49,8 +49,7 @@ bool IsValidDataType(DataType type) noexcept {
 }
 
 bool IsCastable(DataType type) noexcept {
-  return IsValidDataType(type) && type != DataType::kComplex64 &&
-         type != DataType::kComplex128;
+  return IsValidDataType(type) && type != DataType::kComplex64 && type != DataType::kComplex128;
 }
 
 const char* DataTypeName(DataType type) noexcept {
@@ -75,9 +74,9 @@ Status CheckedStorageBytes(DataType type, size_t count, size_t* bytes) {
   if (per % 8 == 0) {
     const size_t b = per / 8;
     if (count > SIZE_MAX / b) {
-      return Status(StatusCode::kOverflow, std::string("byte count of ") +
-                                               std::to_string(count) + " elements of " +
-                                               DataTypeName(type) + " overflows size_t");
+      return Status(StatusCode::kOverflow, std::string("byte count of ") + std::to_string(count) +
+                                               " elements of " + DataTypeName(type) +
+                                               " overflows size_t");
     }
     *bytes = count * b;
   } else {
@@ -90,8 +89,8 @@ Status CheckedStorageBytes(DataType type, size_t count, size_t* bytes) {
 size_t StorageBytes(DataType type, size_t count) noexcept {
   size_t bytes = 0;
   if (!IsValidDataType(type)) return SIZE_MAX;
-  const int bits = type == DataType::kString ? static_cast<int>(sizeof(std::string) * CHAR_BIT)
-                                             : BitWidth(type);
+  const int bits =
+      type == DataType::kString ? static_cast<int>(sizeof(std::string) * CHAR_BIT) : BitWidth(type);
   if (bits % 8 == 0) {
     const size_t b = static_cast<size_t>(bits / 8);
     if (count > SIZE_MAX / b) return SIZE_MAX;
@@ -123,11 +122,13 @@ Status ParseDataType(std::string_view text, DataType* out) {
         return Status::Ok();
       }
     }
-    struct Alias { const char* name; DataType type; };
+    struct Alias {
+      const char* name;
+      DataType type;
+    };
     static constexpr Alias kAliases[] = {
-        {"float32", DataType::kFloat}, {"float64", DataType::kDouble},
-        {"half", DataType::kFloat16},  {"bool_", DataType::kBool},
-        {"str", DataType::kString},
+        {"float32", DataType::kFloat}, {"float64", DataType::kDouble}, {"half", DataType::kFloat16},
+        {"bool_", DataType::kBool},    {"str", DataType::kString},
     };
     for (const Alias& a : kAliases) {
       if (EqualsIgnoreCase(s, a.name)) {

@@ -178,11 +178,10 @@ Status Validate(const void* src, DataType type, const int64_t* shape, size_t ran
   (void)CheckedProduct(shape + ax + 1, rank - ax - 1, &l->inner);
   for (size_t i = 0; i < num_outputs; ++i) {
     if (sizes[i] != 0 && outputs[i] == nullptr) {
-      return Status(StatusCode::kInvalidArgument,
-                    "outputs[" + std::to_string(i) + "] is null but output " + std::to_string(i) +
-                        " has " +
-                        std::to_string(l->outer * static_cast<size_t>(sizes[i]) * l->inner) +
-                        " elements");
+      return Status(
+          StatusCode::kInvalidArgument,
+          "outputs[" + std::to_string(i) + "] is null but output " + std::to_string(i) + " has " +
+              std::to_string(l->outer * static_cast<size_t>(sizes[i]) * l->inner) + " elements");
     }
   }
   return Status::Ok();

@@ -138,9 +138,8 @@ TEST(DataTypes, ParseAccepted) {
   // Every name, in upper and lower case, in tensor(...) and as its code.
   for (const TypeRow& r : kTypes) {
     if (r.code == 0) continue;
-    for (const std::string& text :
-         {std::string(r.name), Lower(r.name), "tensor(" + Lower(r.name) + ")",
-          std::to_string(r.code)}) {
+    for (const std::string& text : {std::string(r.name), Lower(r.name),
+                                    "tensor(" + Lower(r.name) + ")", std::to_string(r.code)}) {
       DT out = DT::kUndefined;
       EXPECT_TRUE(ParseDataType(text, &out).ok()) << text;
       EXPECT_EQ(out, r.type) << text;
@@ -149,9 +148,9 @@ TEST(DataTypes, ParseAccepted) {
 }
 
 TEST(DataTypes, ParseRejected) {
-  for (const char* text : {"0", "foo", "27", "99", "-1", "", " ", "UNDEFINED", "undefined",
-                           "tensor()", "tensor(foo)", "tensor(0)", "FLOAT8", "1.0", "0x11",
-                           "FLOAT 16", "tensor(float"}) {
+  for (const char* text :
+       {"0", "foo", "27", "99", "-1", "", " ", "UNDEFINED", "undefined", "tensor()", "tensor(foo)",
+        "tensor(0)", "FLOAT8", "1.0", "0x11", "FLOAT 16", "tensor(float"}) {
     DT out = DT::kUndefined;
     const Status s = ParseDataType(text, &out);
     EXPECT_FALSE(s.ok()) << '"' << text << '"';
@@ -169,14 +168,29 @@ TEST(DataTypes, StorageBytes) {
     size_t bytes;
   };
   const Row rows[] = {
-      {DT::kFloat, 0, 0},        {DT::kFloat, 3, 12},        {DT::kUint8, 5, 5},
-      {DT::kBool, 5, 5},         {DT::kFloat16, 3, 6},       {DT::kBfloat16, 1, 2},
-      {DT::kDouble, 2, 16},      {DT::kInt64, 1, 8},         {DT::kComplex64, 2, 16},
-      {DT::kComplex128, 1, 16},  {DT::kFloat8E8M0, 7, 7},    {DT::kInt4, 0, 0},
-      {DT::kInt4, 1, 1},         {DT::kInt4, 2, 1},          {DT::kInt4, 3, 2},
-      {DT::kUint4, 25, 13},      {DT::kFloat4E2M1, 15, 8},   {DT::kInt2, 1, 1},
-      {DT::kInt2, 4, 1},         {DT::kInt2, 5, 2},          {DT::kUint2, 7, 2},
-      {DT::kString, 0, 0},       {DT::kString, 3, 3 * sizeof(std::string)},
+      {DT::kFloat, 0, 0},
+      {DT::kFloat, 3, 12},
+      {DT::kUint8, 5, 5},
+      {DT::kBool, 5, 5},
+      {DT::kFloat16, 3, 6},
+      {DT::kBfloat16, 1, 2},
+      {DT::kDouble, 2, 16},
+      {DT::kInt64, 1, 8},
+      {DT::kComplex64, 2, 16},
+      {DT::kComplex128, 1, 16},
+      {DT::kFloat8E8M0, 7, 7},
+      {DT::kInt4, 0, 0},
+      {DT::kInt4, 1, 1},
+      {DT::kInt4, 2, 1},
+      {DT::kInt4, 3, 2},
+      {DT::kUint4, 25, 13},
+      {DT::kFloat4E2M1, 15, 8},
+      {DT::kInt2, 1, 1},
+      {DT::kInt2, 4, 1},
+      {DT::kInt2, 5, 2},
+      {DT::kUint2, 7, 2},
+      {DT::kString, 0, 0},
+      {DT::kString, 3, 3 * sizeof(std::string)},
       // Near SIZE_MAX without overflow.
       {DT::kUint8, SIZE_MAX, SIZE_MAX},
       {DT::kUint16, SIZE_MAX / 2, SIZE_MAX - 1},
@@ -199,9 +213,12 @@ TEST(DataTypes, StorageBytesOverflowAndInvalid) {
     size_t count;
   };
   const Row overflow[] = {
-      {DT::kUint16, SIZE_MAX / 2 + 1}, {DT::kFloat, SIZE_MAX / 4 + 1},
-      {DT::kDouble, SIZE_MAX / 8 + 1}, {DT::kComplex128, SIZE_MAX / 16 + 1},
-      {DT::kString, SIZE_MAX / sizeof(std::string) + 1}, {DT::kInt64, SIZE_MAX},
+      {DT::kUint16, SIZE_MAX / 2 + 1},
+      {DT::kFloat, SIZE_MAX / 4 + 1},
+      {DT::kDouble, SIZE_MAX / 8 + 1},
+      {DT::kComplex128, SIZE_MAX / 16 + 1},
+      {DT::kString, SIZE_MAX / sizeof(std::string) + 1},
+      {DT::kInt64, SIZE_MAX},
   };
   for (const Row& r : overflow) {
     EXPECT_EQ(StorageBytes(r.type, r.count), SIZE_MAX) << DataTypeName(r.type);
@@ -233,12 +250,16 @@ int SinceOpset(DT t) {
   switch (t) {
     case DT::kString: return 9;
     case DT::kBfloat16: return 13;
-    case DT::kFloat8E4M3FN: case DT::kFloat8E4M3FNUZ:
-    case DT::kFloat8E5M2: case DT::kFloat8E5M2FNUZ: return 19;
-    case DT::kUint4: case DT::kInt4: return 21;
+    case DT::kFloat8E4M3FN:
+    case DT::kFloat8E4M3FNUZ:
+    case DT::kFloat8E5M2:
+    case DT::kFloat8E5M2FNUZ: return 19;
+    case DT::kUint4:
+    case DT::kInt4: return 21;
     case DT::kFloat4E2M1: return 23;
     case DT::kFloat8E8M0: return 24;
-    case DT::kUint2: case DT::kInt2: return 25;
+    case DT::kUint2:
+    case DT::kInt2: return 25;
     default: return 1;
   }
 }
@@ -284,7 +305,7 @@ TEST(Opset, Rejections) {
 
 TEST(Options, DefaultsAndRoundMode) {
   const CastOptions o;
-  EXPECT_TRUE(o.saturate);                 // Cast-19+ default saturate=1
+  EXPECT_TRUE(o.saturate);                  // Cast-19+ default saturate=1
   EXPECT_EQ(o.round_mode, RoundMode::kUp);  // Cast-24 default "up"
   EXPECT_EQ(static_cast<int>(RoundMode::kUp), 0);
   EXPECT_EQ(static_cast<int>(RoundMode::kDown), 1);
@@ -344,7 +365,9 @@ TEST(IssueExample, FloatToFloat8E4M3FN) {
   const float src[] = {1.0f, 448.0f, 1e6f, NAN, -0.0f};
   uint8_t dst[5] = {0, 0, 0, 0, 0};
   const size_t n = 5;
-  tensorcast::Status s = tensorcast::Cast(src, tensorcast::DataType::kFloat, dst, tensorcast::DataType::kFloat8E4M3FN, n, tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
+  tensorcast::Status s =
+      tensorcast::Cast(src, tensorcast::DataType::kFloat, dst, tensorcast::DataType::kFloat8E4M3FN,
+                       n, tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_TRUE(s.message().empty());
   // ref §4.1/§4.5: 1.0 = 0x38, 448 = 0x7E, 1e6 saturates to 0x7E, NaN = 0x7F, -0 = 0x80.
@@ -357,10 +380,9 @@ TEST(IssueExample, FloatToFloat8E4M3FN) {
 TEST(ReadmeExample, FloatToFloat8E4M3FN) {
   std::vector<float> src = {0.1f, 448.0f, 1e6f, NAN};
   std::vector<uint8_t> dst(src.size());
-  tensorcast::Status s = tensorcast::Cast(src.data(), tensorcast::DataType::kFloat,
-                                          dst.data(), tensorcast::DataType::kFloat8E4M3FN,
-                                          src.size(),
-                                          tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
+  tensorcast::Status s = tensorcast::Cast(
+      src.data(), tensorcast::DataType::kFloat, dst.data(), tensorcast::DataType::kFloat8E4M3FN,
+      src.size(), tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(dst, (std::vector<uint8_t>{0x1D, 0x7E, 0x7E, 0x7F}));
 }
@@ -403,10 +425,10 @@ const ErrorCase kErrors[] = {
      StatusCode::kUnsupported, nullptr},
     {"complex64 -> complex64", DT::kComplex64, DT::kComplex64, 4, false, false, kDefault,
      StatusCode::kUnsupported, nullptr},
-    {"null src", DT::kFloat, DT::kFloat16, 4, true, false, kDefault,
-     StatusCode::kInvalidArgument, "src"},
-    {"null dst", DT::kFloat, DT::kFloat16, 4, false, true, kDefault,
-     StatusCode::kInvalidArgument, "dst"},
+    {"null src", DT::kFloat, DT::kFloat16, 4, true, false, kDefault, StatusCode::kInvalidArgument,
+     "src"},
+    {"null dst", DT::kFloat, DT::kFloat16, 4, false, true, kDefault, StatusCode::kInvalidArgument,
+     "dst"},
     {"null src, string source", DT::kString, DT::kFloat, 1, true, false, kDefault,
      StatusCode::kInvalidArgument, "src"},
     {"null dst, string target", DT::kFloat, DT::kString, 1, false, true, kDefault,
@@ -435,10 +457,10 @@ void ExpectArgumentError(const ErrorCase& e, bool cast_like) {
   std::vector<std::string> dst_strings(8, "sentinel");
   Bytes src(256, 0x01);
   Bytes dst(256, kFill);
-  const void* sp = e.null_src ? nullptr
+  const void* sp = e.null_src                  ? nullptr
                    : e.src_type == DT::kString ? static_cast<const void*>(src_strings.data())
                                                : static_cast<const void*>(src.data());
-  void* dp = e.null_dst ? nullptr
+  void* dp = e.null_dst                  ? nullptr
              : e.dst_type == DT::kString ? static_cast<void*>(dst_strings.data())
                                          : static_cast<void*>(dst.data());
   const Status s = cast_like ? CastLike(sp, e.src_type, dp, e.dst_type, e.count, e.options)
@@ -505,8 +527,8 @@ Bytes SourceBytes(DT t, size_t count, uint64_t seed) {
   return b;
 }
 
-const char* const kNumberTexts[] = {"0",    "1.5", "-2",  "nan", "inf",   "1e3",
-                                    "-0.25", "7",  " 3 ", "100", "-inf", "1e-50"};
+const char* const kNumberTexts[] = {"0",     "1.5", "-2",  "nan", "inf",  "1e3",
+                                    "-0.25", "7",   " 3 ", "100", "-inf", "1e-50"};
 
 TEST(Sweep, AllPairsNeverWritePastStorageBytes) {
   const std::vector<DT> types = CastableTypes();
@@ -517,9 +539,8 @@ TEST(Sweep, AllPairsNeverWritePastStorageBytes) {
       for (bool sat : {true, false}) {
         for (RoundMode mode : modes) {
           for (size_t count = 0; count <= 9; ++count, ++seed) {
-            const std::string label = std::string(DataTypeName(from)) + " -> " +
-                                      DataTypeName(to) + " sat=" + (sat ? "1" : "0") +
-                                      " mode=" + RoundModeName(mode) +
+            const std::string label = std::string(DataTypeName(from)) + " -> " + DataTypeName(to) +
+                                      " sat=" + (sat ? "1" : "0") + " mode=" + RoundModeName(mode) +
                                       " count=" + std::to_string(count);
             // Source.
             std::vector<std::string> src_strings;
@@ -591,9 +612,8 @@ TEST(Sweep, BulkMatchesElementwise) {
         for (RoundMode mode : {RoundMode::kUp, RoundMode::kNearest}) {
           ++seed;
           const CastOptions opt = Opt(sat, mode);
-          const std::string label = std::string(DataTypeName(from)) + " -> " +
-                                    DataTypeName(to) + " sat=" + (sat ? "1" : "0") +
-                                    " mode=" + RoundModeName(mode);
+          const std::string label = std::string(DataTypeName(from)) + " -> " + DataTypeName(to) +
+                                    " sat=" + (sat ? "1" : "0") + " mode=" + RoundModeName(mode);
           std::vector<std::string> src_strings, dst_strings(kCount);
           for (size_t i = 0; i < kCount; ++i) {
             src_strings.push_back(kNumberTexts[(seed + i * 7) % 12]);

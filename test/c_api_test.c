@@ -11,13 +11,13 @@
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    ++checks;                                                                \
-    if (!(cond)) {                                                           \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                            \
-    }                                                                        \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 /* A call returning `expected`; err (filled by the call) must agree, and carry a message
@@ -49,9 +49,9 @@ static void expect_status(int rc, int expected, const char* part, const char* ca
   }
 }
 
-#define EXPECT(call, expected, part)                        \
-  do {                                                      \
-    reset_err();                                            \
+#define EXPECT(call, expected, part)                            \
+  do {                                                          \
+    reset_err();                                                \
     expect_status((call), (expected), (part), #call, __LINE__); \
   } while (0)
 
@@ -172,8 +172,8 @@ static void test_cast_errors(void) {
   EXPECT(tc_cast(f, TC_TYPE_UNDEFINED, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err),
          TC_INVALID_ARGUMENT, NULL);
   /* The only unsupported types of Cast: complex. */
-  EXPECT(tc_cast(f, TC_TYPE_COMPLEX64, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err),
-         TC_UNSUPPORTED, "COMPLEX64");
+  EXPECT(tc_cast(f, TC_TYPE_COMPLEX64, h, TC_TYPE_FLOAT16, 1, 1, TC_ROUND_UP, &err), TC_UNSUPPORTED,
+         "COMPLEX64");
   EXPECT(tc_cast(f, TC_TYPE_FLOAT, bytes, TC_TYPE_COMPLEX128, 1, 1, TC_ROUND_UP, &err),
          TC_UNSUPPORTED, "COMPLEX128");
   EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, h, 77, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, "77");
@@ -271,8 +271,8 @@ static void test_strings(void) {
          TC_INVALID_ARGUMENT, "src");
   EXPECT(tc_cast(in, TC_TYPE_STRING, NULL, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err),
          TC_INVALID_ARGUMENT, "dst");
-  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_COMPLEX64, 1, 1, TC_ROUND_UP, &err),
-         TC_UNSUPPORTED, NULL);
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_COMPLEX64, 1, 1, TC_ROUND_UP, &err), TC_UNSUPPORTED,
+         NULL);
   EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, 7, &err), TC_INVALID_ARGUMENT,
          "round_mode");
   EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, (size_t)-1 / 2, 1, TC_ROUND_UP, &err),

@@ -113,8 +113,8 @@ bool AllocateTensor(DataType type, size_t count, Tensor* tensor, std::string* er
   size_t bytes = 0;
   const tensorcast::Status status = tensorcast::CheckedStorageBytes(type, count, &bytes);
   if (!status.ok()) {
-    *error = "cannot size " + std::to_string(count) + " elements of " + TypeLabel(type) +
-             ": " + StatusLabel(status);
+    *error = "cannot size " + std::to_string(count) + " elements of " + TypeLabel(type) + ": " +
+             StatusLabel(status);
     return false;
   }
   tensor->bytes.assign(bytes, 0);
@@ -291,8 +291,7 @@ bool ReadTypedFields(const onnx::TensorProto& proto, Tensor* tensor, std::string
     case DataType::kInt2:
       // Each int32 holds one packed byte (two 4-bit or four 2-bit elements).
       return CopyTypedField(proto.int32_data(), "int32_data", packed_bytes, 1, tensor, error);
-    case DataType::kUndefined:
-      break;
+    case DataType::kUndefined: break;
   }
   *error = "no typed field for " + TypeLabel(tensor->type);
   return false;
@@ -386,8 +385,7 @@ struct NodeRun {
 };
 
 // Computes the node's outputs, aligned with node.output().
-using OpFunction = bool (*)(const NodeRun& run, std::vector<Tensor>* outputs,
-                            std::string* error);
+using OpFunction = bool (*)(const NodeRun& run, std::vector<Tensor>* outputs, std::string* error);
 
 struct CastAttributes {
   DataType to = DataType::kUndefined;  // Cast only
@@ -485,8 +483,8 @@ bool RunCastOrCastLike(const NodeRun& run, bool cast_like, std::vector<Tensor>* 
   try {
     status = cast_like ? tensorcast::CastLike(src.data(), src.type, dst.mutable_data(), to,
                                               src.count, attrs.options)
-                       : tensorcast::Cast(src.data(), src.type, dst.mutable_data(), to,
-                                          src.count, attrs.options);
+                       : tensorcast::Cast(src.data(), src.type, dst.mutable_data(), to, src.count,
+                                          attrs.options);
   } catch (const std::exception& e) {
     *error = std::string("the library threw: ") + e.what();
     return false;
@@ -497,8 +495,8 @@ bool RunCastOrCastLike(const NodeRun& run, bool cast_like, std::vector<Tensor>* 
   if (!status.ok()) {
     *error = std::string(cast_like ? "CastLike" : "Cast") + "(" + TypeLabel(src.type) + " -> " +
              TypeLabel(to) + ", saturate=" + (attrs.options.saturate ? "1" : "0") +
-             ", round_mode=" + tensorcast::RoundModeName(attrs.options.round_mode) +
-             ") returned " + StatusLabel(status);
+             ", round_mode=" + tensorcast::RoundModeName(attrs.options.round_mode) + ") returned " +
+             StatusLabel(status);
     return false;
   }
   return true;
@@ -568,8 +566,8 @@ bool ReadSplitInput(const Tensor& tensor, int64_t opset, std::vector<int64_t>* s
     *error = "split input of type " + TypeLabel(tensor.type) + ", expected INT64 (7)";
     return false;
   }
-  const tensorcast::Status status = tensorcast::Cast(tensor.data(), tensor.type, split->data(),
-                                                     DataType::kInt64, tensor.count);
+  const tensorcast::Status status =
+      tensorcast::Cast(tensor.data(), tensor.type, split->data(), DataType::kInt64, tensor.count);
   if (!status.ok()) {
     *error = "split input of type " + TypeLabel(tensor.type) + ": " + StatusLabel(status);
     return false;
@@ -614,8 +612,7 @@ bool RunSplit(const NodeRun& run, std::vector<Tensor>* outputs, std::string* err
   if (!sizes_status.ok()) {
     *error = "SplitSizes(opset " + std::to_string(run.opset) + ", " + TypeLabel(src.type) +
              DimsLabel(src.dims) + ", axis " + std::to_string(attrs.axis) + ", " +
-             std::to_string(query.output_count) + " outputs) returned " +
-             StatusLabel(sizes_status);
+             std::to_string(query.output_count) + " outputs) returned " + StatusLabel(sizes_status);
     return false;
   }
   const auto rank = static_cast<int64_t>(src.dims.size());
@@ -645,8 +642,8 @@ bool RunSplit(const NodeRun& run, std::vector<Tensor>* outputs, std::string* err
   }
   tensorcast::Status status;
   try {
-    status = tensorcast::Split(src.data(), src.type, src.dims.data(), src.dims.size(),
-                               attrs.axis, sizes.data(), sizes.size(), pointers.data());
+    status = tensorcast::Split(src.data(), src.type, src.dims.data(), src.dims.size(), attrs.axis,
+                               sizes.data(), sizes.size(), pointers.data());
   } catch (const std::exception& e) {
     *error = std::string("the library threw: ") + e.what();
     return false;
@@ -658,8 +655,7 @@ bool RunSplit(const NodeRun& run, std::vector<Tensor>* outputs, std::string* err
     std::string list;
     for (const int64_t size : sizes) list += (list.empty() ? "" : ", ") + std::to_string(size);
     *error = "Split(" + TypeLabel(src.type) + DimsLabel(src.dims) + ", axis " +
-             std::to_string(attrs.axis) + ", sizes [" + list + "]) returned " +
-             StatusLabel(status);
+             std::to_string(attrs.axis) + ", sizes [" + list + "]) returned " + StatusLabel(status);
     return false;
   }
   return true;
@@ -800,8 +796,8 @@ bool LoadDataSetTensors(const fs::path& data_set, const char* prefix, const Valu
     if (info.type().has_tensor_type() &&
         info.type().tensor_type().elem_type() != static_cast<int>(tensor.type)) {
       *error = file + ": type " + TypeLabel(tensor.type) + " but the graph declares " +
-               TypeLabel(static_cast<DataType>(info.type().tensor_type().elem_type())) +
-               " for " + info.name();
+               TypeLabel(static_cast<DataType>(info.type().tensor_type().elem_type())) + " for " +
+               info.name();
       return false;
     }
   }
@@ -849,8 +845,9 @@ bool RunDataSet(const Model& model, const fs::path& data_set, std::string* error
       return false;
     }
     std::string mismatch;
-    if (!CompareTensors(expected[static_cast<size_t>(j)], outputs[static_cast<size_t>(it - node.output().begin())],
-                        source, &mismatch)) {
+    if (!CompareTensors(expected[static_cast<size_t>(j)],
+                        outputs[static_cast<size_t>(it - node.output().begin())], source,
+                        &mismatch)) {
       *error = "output " + std::to_string(j) + " (" + name + "): " + mismatch;
       return false;
     }

@@ -143,7 +143,7 @@ struct Value {
   uint64_t nan_fraction = 0;  // NaN: its fraction field left-aligned to a double's 52 bits
   bool integral = false;      // integer and bool sources: integer targets wrap `integer`
   int64_t integer = 0;
-  bool bf16_nan = false;      // a NaN decoded from BFLOAT16 (ml_dtypes' NaN rules differ)
+  bool bf16_nan = false;  // a NaN decoded from BFLOAT16 (ml_dtypes' NaN rules differ)
 };
 
 Value Number(double x) {
@@ -178,10 +178,10 @@ Value FromFloat(float f) {
 
 // The formats rounded by table search.
 enum class Specials {
-  kIeee,     // the all-ones exponent holds Inf (mantissa 0) and NaN
-  kE4M3FN,   // only s.1111.111 is NaN; no Inf
-  kFnuz,     // 0x80 is the one NaN; no Inf, no -0
-  kNone,     // float4e2m1: every code is a number
+  kIeee,    // the all-ones exponent holds Inf (mantissa 0) and NaN
+  kE4M3FN,  // only s.1111.111 is NaN; no Inf
+  kFnuz,    // 0x80 is the one NaN; no Inf, no -0
+  kNone,    // float4e2m1: every code is a number
 };
 
 enum class Overflow {
@@ -250,14 +250,13 @@ Value DecodeSmallFloat(const FloatFormat& f, uint64_t code) {
     case Specials::kFnuz:
       if (code == (uint64_t{1} << sign_shift)) return NaN(true, kDoubleQuietBit);  // negative
       break;
-    case Specials::kNone:
-      break;
+    case Specials::kNone: break;
   }
   // Subnormal: man * 2^(1-bias-M); normal: (2^M + man) * 2^(exp-bias-M).
-  const double magnitude =
-      exp == 0 ? std::ldexp(static_cast<double>(man), 1 - f.bias - f.man_bits)
-               : std::ldexp(static_cast<double>((uint64_t{1} << f.man_bits) + man),
-                            static_cast<int>(exp) - f.bias - f.man_bits);
+  const double magnitude = exp == 0
+                               ? std::ldexp(static_cast<double>(man), 1 - f.bias - f.man_bits)
+                               : std::ldexp(static_cast<double>((uint64_t{1} << f.man_bits) + man),
+                                            static_cast<int>(exp) - f.bias - f.man_bits);
   return Number(neg ? -magnitude : magnitude);
 }
 
@@ -323,11 +322,12 @@ class FiniteTable {
   // wins (the rounded value is beyond MAX).
   uint64_t Round(double a) const {
     const size_t n = values_.size();
-    const size_t lo = static_cast<size_t>(std::upper_bound(values_.begin(), values_.end(), a) -
-                                          values_.begin()) - 1;
+    const size_t lo =
+        static_cast<size_t>(std::upper_bound(values_.begin(), values_.end(), a) - values_.begin()) -
+        1;
     if (values_[lo] == a) return lo;
-    const double above = lo + 1 < n ? values_[lo + 1]
-                                    : values_[n - 1] + (values_[n - 1] - values_[n - 2]);
+    const double above =
+        lo + 1 < n ? values_[lo + 1] : values_[n - 1] + (values_[n - 1] - values_[n - 2]);
     const double mid = (values_[lo] + above) / 2;  // exact: one bit more than the format
     if (a < mid) return lo;
     if (a > mid) return lo + 1;
@@ -413,7 +413,7 @@ uint64_t ExpectedE8M0(const Value& v, const CastOptions& options) {
     below = true;
   } else {
     int e;
-    std::frexp(a, &e);  // a = f * 2^e, 0.5 <= f < 1
+    std::frexp(a, &e);    // a = f * 2^e, 0.5 <= f < 1
     const int k = e - 1;  // 2^k <= a < 2^(k+1)
     const double power = std::ldexp(1.0, k);
     exponent = k;
@@ -443,8 +443,8 @@ uint64_t ExpectedInteger(const Value& v, const TypeInfo& dst) {
   const double t = std::trunc(v.x);  // truncate toward zero, then saturate
   if (dst.is_signed) {
     const double limit = std::ldexp(1.0, dst.bits - 1);
-    if (t >= limit) return mask >> 1;                   // INT_MAX
-    if (t < -limit) return (mask >> 1) + 1;             // INT_MIN
+    if (t >= limit) return mask >> 1;        // INT_MAX
+    if (t < -limit) return (mask >> 1) + 1;  // INT_MIN
     return static_cast<uint64_t>(static_cast<int64_t>(t)) & mask;
   }
   if (t >= std::ldexp(1.0, dst.bits)) return mask;
@@ -452,8 +452,8 @@ uint64_t ExpectedInteger(const Value& v, const TypeInfo& dst) {
   return static_cast<uint64_t>(t);
 }
 
-uint64_t ExpectedCode(const TypeInfo& src, uint64_t src_code, const Value& v,
-                      const TypeInfo& dst, const CastOptions& options) {
+uint64_t ExpectedCode(const TypeInfo& src, uint64_t src_code, const Value& v, const TypeInfo& dst,
+                      const CastOptions& options) {
   // Same type: a copy, NaN payloads included; except that saturating E5M2 clips +-Inf to
   // +-MAX and canonicalises NaNs (the reference clips, then converts; semantics.md 2).
   const bool clips = src.type == DataType::kFloat8E5M2 && options.saturate;
@@ -581,29 +581,49 @@ TEST(ExhaustiveOracle, DecodesTheSpecTables) {
   };
   const Row rows[] = {
       // onnx-reference-semantics.md 4.1: max, lowest, min normal, min subnormal.
-      {DataType::kFloat8E4M3FN, 0x7E, 448}, {DataType::kFloat8E4M3FN, 0xFE, -448},
-      {DataType::kFloat8E4M3FN, 0x08, 0x1p-6}, {DataType::kFloat8E4M3FN, 0x01, 0x1p-9},
-      {DataType::kFloat8E4M3FNUZ, 0x7F, 240}, {DataType::kFloat8E4M3FNUZ, 0xFF, -240},
-      {DataType::kFloat8E4M3FNUZ, 0x08, 0x1p-7}, {DataType::kFloat8E4M3FNUZ, 0x01, 0x1p-10},
-      {DataType::kFloat8E5M2, 0x7B, 57344}, {DataType::kFloat8E5M2, 0xFB, -57344},
-      {DataType::kFloat8E5M2, 0x04, 0x1p-14}, {DataType::kFloat8E5M2, 0x01, 0x1p-16},
-      {DataType::kFloat8E5M2, 0x7C, HUGE_VAL}, {DataType::kFloat8E5M2, 0xFC, -HUGE_VAL},
-      {DataType::kFloat8E5M2FNUZ, 0x7F, 57344}, {DataType::kFloat8E5M2FNUZ, 0xFF, -57344},
-      {DataType::kFloat8E5M2FNUZ, 0x04, 0x1p-15}, {DataType::kFloat8E5M2FNUZ, 0x01, 0x1p-17},
+      {DataType::kFloat8E4M3FN, 0x7E, 448},
+      {DataType::kFloat8E4M3FN, 0xFE, -448},
+      {DataType::kFloat8E4M3FN, 0x08, 0x1p-6},
+      {DataType::kFloat8E4M3FN, 0x01, 0x1p-9},
+      {DataType::kFloat8E4M3FNUZ, 0x7F, 240},
+      {DataType::kFloat8E4M3FNUZ, 0xFF, -240},
+      {DataType::kFloat8E4M3FNUZ, 0x08, 0x1p-7},
+      {DataType::kFloat8E4M3FNUZ, 0x01, 0x1p-10},
+      {DataType::kFloat8E5M2, 0x7B, 57344},
+      {DataType::kFloat8E5M2, 0xFB, -57344},
+      {DataType::kFloat8E5M2, 0x04, 0x1p-14},
+      {DataType::kFloat8E5M2, 0x01, 0x1p-16},
+      {DataType::kFloat8E5M2, 0x7C, HUGE_VAL},
+      {DataType::kFloat8E5M2, 0xFC, -HUGE_VAL},
+      {DataType::kFloat8E5M2FNUZ, 0x7F, 57344},
+      {DataType::kFloat8E5M2FNUZ, 0xFF, -57344},
+      {DataType::kFloat8E5M2FNUZ, 0x04, 0x1p-15},
+      {DataType::kFloat8E5M2FNUZ, 0x01, 0x1p-17},
       // 5.1 / 5.2
-      {DataType::kFloat8E8M0, 0x00, 0x1p-127}, {DataType::kFloat8E8M0, 0x7F, 1},
+      {DataType::kFloat8E8M0, 0x00, 0x1p-127},
+      {DataType::kFloat8E8M0, 0x7F, 1},
       {DataType::kFloat8E8M0, 0xFE, 0x1p127},
       // 6.1
-      {DataType::kFloat4E2M1, 0x1, 0.5}, {DataType::kFloat4E2M1, 0x3, 1.5},
-      {DataType::kFloat4E2M1, 0x5, 3}, {DataType::kFloat4E2M1, 0x6, 4},
-      {DataType::kFloat4E2M1, 0x7, 6}, {DataType::kFloat4E2M1, 0xF, -6},
+      {DataType::kFloat4E2M1, 0x1, 0.5},
+      {DataType::kFloat4E2M1, 0x3, 1.5},
+      {DataType::kFloat4E2M1, 0x5, 3},
+      {DataType::kFloat4E2M1, 0x6, 4},
+      {DataType::kFloat4E2M1, 0x7, 6},
+      {DataType::kFloat4E2M1, 0xF, -6},
       // IEEE half and bfloat16
-      {DataType::kFloat16, 0x7BFF, 65504}, {DataType::kFloat16, 0x0001, 0x1p-24},
-      {DataType::kFloat16, 0x3C00, 1}, {DataType::kBfloat16, 0x3F80, 1},
-      {DataType::kBfloat16, 0x0001, 0x1p-133}, {DataType::kBfloat16, 0x7F7F, 0x1.fep127},
+      {DataType::kFloat16, 0x7BFF, 65504},
+      {DataType::kFloat16, 0x0001, 0x1p-24},
+      {DataType::kFloat16, 0x3C00, 1},
+      {DataType::kBfloat16, 0x3F80, 1},
+      {DataType::kBfloat16, 0x0001, 0x1p-133},
+      {DataType::kBfloat16, 0x7F7F, 0x1.fep127},
       // integers
-      {DataType::kInt4, 0x8, -8}, {DataType::kInt4, 0xF, -1}, {DataType::kUint4, 0xF, 15},
-      {DataType::kInt2, 0x2, -2}, {DataType::kUint2, 0x3, 3}, {DataType::kInt16, 0x8000, -32768},
+      {DataType::kInt4, 0x8, -8},
+      {DataType::kInt4, 0xF, -1},
+      {DataType::kUint4, 0xF, 15},
+      {DataType::kInt2, 0x2, -2},
+      {DataType::kUint2, 0x3, 3},
+      {DataType::kInt16, 0x8000, -32768},
   };
   for (const Row& r : rows) {
     const Value v = Decode(Info(r.type), r.code);
@@ -641,20 +661,24 @@ TEST(ExhaustiveOracle, EncodesTheFloat8SpecTables) {
   };
   const double up = HUGE_VAL;
   const Threshold thresholds[] = {
-      {DataType::kFloat8E4M3FN, 432, 0x7E}, {DataType::kFloat8E4M3FN, 464, 0x7E},
+      {DataType::kFloat8E4M3FN, 432, 0x7E},
+      {DataType::kFloat8E4M3FN, 464, 0x7E},
       {DataType::kFloat8E4M3FN, std::nextafter(464.0, up), 0x7F},
       {DataType::kFloat8E4M3FN, 0x1p-10, 0x00},
       {DataType::kFloat8E4M3FN, std::nextafter(0x1p-10, up), 0x01},
       {DataType::kFloat8E4M3FNUZ, 232, 0x7E},
       {DataType::kFloat8E4M3FNUZ, std::nextafter(232.0, up), 0x7F},
       {DataType::kFloat8E4M3FNUZ, std::nextafter(248.0, 0.0), 0x7F},
-      {DataType::kFloat8E4M3FNUZ, 248, 0x80}, {DataType::kFloat8E4M3FNUZ, 0x1p-11, 0x00},
+      {DataType::kFloat8E4M3FNUZ, 248, 0x80},
+      {DataType::kFloat8E4M3FNUZ, 0x1p-11, 0x00},
       {DataType::kFloat8E4M3FNUZ, std::nextafter(0x1p-11, up), 0x01},
-      {DataType::kFloat8E5M2, 53248, 0x7A}, {DataType::kFloat8E5M2, 61440, 0x7C},
+      {DataType::kFloat8E5M2, 53248, 0x7A},
+      {DataType::kFloat8E5M2, 61440, 0x7C},
       {DataType::kFloat8E5M2, std::nextafter(61440.0, 0.0), 0x7B},
       {DataType::kFloat8E5M2, 0x1p-17, 0x00},
       {DataType::kFloat8E5M2, std::nextafter(0x1p-17, up), 0x01},
-      {DataType::kFloat8E5M2FNUZ, 53248, 0x7E}, {DataType::kFloat8E5M2FNUZ, 61440, 0x80},
+      {DataType::kFloat8E5M2FNUZ, 53248, 0x7E},
+      {DataType::kFloat8E5M2FNUZ, 61440, 0x80},
       {DataType::kFloat8E5M2FNUZ, std::nextafter(61440.0, 0.0), 0x7F},
       {DataType::kFloat8E5M2FNUZ, 0x1p-18, 0x00},
       {DataType::kFloat8E5M2FNUZ, std::nextafter(0x1p-18, up), 0x01},
@@ -673,21 +697,29 @@ TEST(ExhaustiveOracle, EncodesTheFloat8SpecTables) {
     uint8_t out[15];
   };
   const Column columns[] = {
-      {DataType::kFloat8E4M3FN, true,
+      {DataType::kFloat8E4M3FN,
+       true,
        {0x2f, 0x2f, 0x30, 0x35, 0x2f, 0x34, 0x7e, 0x00, 0x7f, 0x7e, 0x7e, 0xfe, 0x80, 0x00, 0xfe}},
-      {DataType::kFloat8E4M3FN, false,
+      {DataType::kFloat8E4M3FN,
+       false,
        {0x2f, 0x2f, 0x30, 0x35, 0x2f, 0x34, 0x7f, 0x00, 0x7f, 0x7f, 0x7f, 0xff, 0x80, 0x00, 0xff}},
-      {DataType::kFloat8E4M3FNUZ, true,
+      {DataType::kFloat8E4M3FNUZ,
+       true,
        {0x37, 0x37, 0x38, 0x3d, 0x37, 0x3c, 0x7f, 0x00, 0x80, 0x7f, 0x7f, 0xff, 0x00, 0x00, 0xff}},
-      {DataType::kFloat8E4M3FNUZ, false,
+      {DataType::kFloat8E4M3FNUZ,
+       false,
        {0x37, 0x37, 0x38, 0x3d, 0x37, 0x3c, 0x80, 0x00, 0x80, 0x80, 0x80, 0x80, 0x00, 0x00, 0x80}},
-      {DataType::kFloat8E5M2, true,
+      {DataType::kFloat8E5M2,
+       true,
        {0x38, 0x38, 0x38, 0x3b, 0x38, 0x3a, 0x7b, 0x00, 0x7e, 0x7b, 0x7b, 0xfb, 0x80, 0x00, 0xfb}},
-      {DataType::kFloat8E5M2, false,
+      {DataType::kFloat8E5M2,
+       false,
        {0x38, 0x38, 0x38, 0x3b, 0x38, 0x3a, 0x7c, 0x00, 0x7e, 0x7c, 0x7c, 0xfc, 0x80, 0x00, 0xfc}},
-      {DataType::kFloat8E5M2FNUZ, true,
+      {DataType::kFloat8E5M2FNUZ,
+       true,
        {0x3c, 0x3c, 0x3c, 0x3f, 0x3c, 0x3e, 0x7f, 0x00, 0x80, 0x7f, 0x7f, 0xff, 0x00, 0x00, 0xff}},
-      {DataType::kFloat8E5M2FNUZ, false,
+      {DataType::kFloat8E5M2FNUZ,
+       false,
        {0x3c, 0x3c, 0x3c, 0x3f, 0x3c, 0x3e, 0x80, 0x00, 0x80, 0x80, 0x80, 0x80, 0x00, 0x00, 0x80}},
   };
   for (const Column& c : columns) {
@@ -704,8 +736,8 @@ TEST(ExhaustiveOracle, EncodesTheFloat8SpecTables) {
 TEST(ExhaustiveOracle, EncodesFloat4Float16Bfloat16SpecVectors) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  const float f4_in[15] = {0.48f, 0.25f, 1.05f, -3.5f, -8, 9, 1e6f, 1e-7f,
-                           nan, inf, inf, -inf, -4, 0.01f, -0.0f};
+  const float f4_in[15] = {0.48f, 0.25f, 1.05f, -3.5f, -8, 9,     1e6f, 1e-7f,
+                           nan,   inf,   inf,   -inf,  -4, 0.01f, -0.0f};
   const uint64_t f4_out[15] = {1, 0, 2, 0xE, 0xF, 7, 7, 0, 8, 7, 7, 0xF, 0xE, 0, 8};
   for (int i = 0; i < 15; ++i) {
     EXPECT_EQ(ExpectedSmallFloat(FromFloat(f4_in[i]), DataType::kFloat4E2M1, false), f4_out[i])
@@ -713,9 +745,8 @@ TEST(ExhaustiveOracle, EncodesFloat4Float16Bfloat16SpecVectors) {
   }
   EXPECT_EQ(ExpectedSmallFloat(FromFloat(-nan), DataType::kFloat4E2M1, true), 0x0u);
 
-  const float in[12] = {0.47892547f, 0.48033667f, 0.49968487f, 0.81910545f,
-                        0.47031248f, 0.816468f,   0.21087195f, 0.7229038f,
-                        nan,         inf,         inf,         -inf};
+  const float in[12] = {0.47892547f, 0.48033667f, 0.49968487f, 0.81910545f, 0.47031248f, 0.816468f,
+                        0.21087195f, 0.7229038f,  nan,         inf,         inf,         -inf};
   const uint64_t f16_out[12] = {0x37aa, 0x37af, 0x37ff, 0x3a8e, 0x3786, 0x3a88,
                                 0x32bf, 0x39c9, 0x7e00, 0x7c00, 0x7c00, 0xfc00};
   const uint64_t bf16_out[12] = {0x3ef5, 0x3ef6, 0x3f00, 0x3f52, 0x3ef1, 0x3f51,
@@ -759,7 +790,7 @@ TEST(ExhaustiveOracle, EncodesE8M0Edges) {
       {-HUGE_VAL, 0xFE, 0xFF, 0xFE, 0xFF, 0xFE, 0xFF},
   };
   for (const Row& r : rows) {
-    const uint8_t expected[6] = {r.up_sat,   r.up_nosat,      r.down_sat,
+    const uint8_t expected[6] = {r.up_sat,     r.up_nosat,    r.down_sat,
                                  r.down_nosat, r.nearest_sat, r.nearest_nosat};
     int i = 0;
     for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
@@ -787,14 +818,27 @@ TEST(ExhaustiveOracle, EncodesIntegerExamples) {
     uint64_t expected;
   };
   const Row rows[] = {
-      {DataType::kInt4, 2.7, 2},   {DataType::kInt4, -1.5, 0xF}, {DataType::kInt4, -9, 7},
-      {DataType::kInt4, 8, 8},     {DataType::kInt4, 15, 0xF},   {DataType::kInt4, 1e10, 0},
-      {DataType::kUint4, -1, 15},  {DataType::kUint4, 16, 0},    {DataType::kInt2, -3, 1},
-      {DataType::kInt2, 2, 2},     {DataType::kInt2, 3, 3},      {DataType::kUint2, -1, 3},
-      {DataType::kInt8, 300, 127}, {DataType::kInt8, -300, 0x80}, {DataType::kUint8, -1.5, 0},
-      {DataType::kUint8, 255.9, 255}, {DataType::kInt64, 1e30, 0x7FFFFFFFFFFFFFFF},
-      {DataType::kInt64, -HUGE_VAL, 0x8000000000000000}, {DataType::kUint64, 1e30, ~uint64_t{0}},
-      {DataType::kUint32, -0.0, 0},  {DataType::kInt32, -2.5, 0xFFFFFFFE},
+      {DataType::kInt4, 2.7, 2},
+      {DataType::kInt4, -1.5, 0xF},
+      {DataType::kInt4, -9, 7},
+      {DataType::kInt4, 8, 8},
+      {DataType::kInt4, 15, 0xF},
+      {DataType::kInt4, 1e10, 0},
+      {DataType::kUint4, -1, 15},
+      {DataType::kUint4, 16, 0},
+      {DataType::kInt2, -3, 1},
+      {DataType::kInt2, 2, 2},
+      {DataType::kInt2, 3, 3},
+      {DataType::kUint2, -1, 3},
+      {DataType::kInt8, 300, 127},
+      {DataType::kInt8, -300, 0x80},
+      {DataType::kUint8, -1.5, 0},
+      {DataType::kUint8, 255.9, 255},
+      {DataType::kInt64, 1e30, 0x7FFFFFFFFFFFFFFF},
+      {DataType::kInt64, -HUGE_VAL, 0x8000000000000000},
+      {DataType::kUint64, 1e30, ~uint64_t{0}},
+      {DataType::kUint32, -0.0, 0},
+      {DataType::kInt32, -2.5, 0xFFFFFFFE},
   };
   for (const Row& r : rows) {
     EXPECT_EQ(ExpectedInteger(Number(r.x), Info(r.type)), r.expected)
@@ -972,16 +1016,16 @@ TEST(ExhaustiveMonotonic, FloatToEveryOrderedTarget) {
     bool saturate;
   };
   const Case cases[] = {
-      {DataType::kFloat16, true},       {DataType::kFloat16, false},
-      {DataType::kBfloat16, true},      {DataType::kBfloat16, false},
-      {DataType::kFloat8E4M3FN, true},  {DataType::kFloat8E4M3FNUZ, true},
-      {DataType::kFloat8E5M2, true},    {DataType::kFloat8E5M2, false},
+      {DataType::kFloat16, true},        {DataType::kFloat16, false},
+      {DataType::kBfloat16, true},       {DataType::kBfloat16, false},
+      {DataType::kFloat8E4M3FN, true},   {DataType::kFloat8E4M3FNUZ, true},
+      {DataType::kFloat8E5M2, true},     {DataType::kFloat8E5M2, false},
       {DataType::kFloat8E5M2FNUZ, true}, {DataType::kFloat4E2M1, true},
-      {DataType::kFloat4E2M1, false},   {DataType::kInt8, true},
-      {DataType::kUint8, true},         {DataType::kInt16, true},
-      {DataType::kUint16, true},        {DataType::kInt32, true},
-      {DataType::kUint32, true},        {DataType::kInt64, true},
-      {DataType::kUint64, true},        {DataType::kDouble, true},
+      {DataType::kFloat4E2M1, false},    {DataType::kInt8, true},
+      {DataType::kUint8, true},          {DataType::kInt16, true},
+      {DataType::kUint16, true},         {DataType::kInt32, true},
+      {DataType::kUint32, true},         {DataType::kInt64, true},
+      {DataType::kUint64, true},         {DataType::kDouble, true},
   };
   const std::vector<uint32_t> inputs = SortedFloat32Sample();
   const std::vector<uint8_t> bytes = Float32Bytes(inputs);

@@ -33,8 +33,8 @@ To BitCast(From x) {
 // Casts `in` (padded to 67 elements by repeating it, so full vectors, partial vectors
 // and the scalar tail all see each input) and checks every output against `want`.
 template <typename In, typename Out>
-void ExpectCast(DataType from, DataType to, const std::vector<In>& in,
-                const std::vector<Out>& want, const char* what) {
+void ExpectCast(DataType from, DataType to, const std::vector<In>& in, const std::vector<Out>& want,
+                const char* what) {
   ASSERT_EQ(in.size(), want.size());
   constexpr size_t kCount = 67;
   std::vector<In> src(kCount);
@@ -72,7 +72,8 @@ TEST_P(HighwayRegressionTest, Bf16DemoteRoundsToNearestEvenAndKeepsNaN) {
   // NaNs stay NaN with their sign, whatever the payload (quiet bit set or not).
   const std::vector<uint32_t> nans = {0x7F800001u, 0xFF800001u, 0x7FC00000u, 0x7FFFFFFFu};
   std::vector<uint16_t> out(nans.size());
-  ASSERT_TRUE(Cast(nans.data(), DataType::kFloat, out.data(), DataType::kBfloat16, nans.size()).ok());
+  ASSERT_TRUE(
+      Cast(nans.data(), DataType::kFloat, out.data(), DataType::kBfloat16, nans.size()).ok());
   for (size_t i = 0; i < nans.size(); ++i) {
     EXPECT_EQ(out[i] & 0x7F80, 0x7F80) << "NaN #" << i << " lost its exponent";
     EXPECT_NE(out[i] & 0x007F, 0) << "NaN #" << i << " became an infinity";
@@ -85,17 +86,19 @@ TEST_P(HighwayRegressionTest, Bf16DemoteRoundsToNearestEvenAndKeepsNaN) {
 TEST_P(HighwayRegressionTest, F16DemoteIsIeeeOnTargetsWithoutF16C) {
   const std::vector<float> in = {
       -0.0f,
-      65504.0f,                  // F16 max
-      65519.996f,                // below the overflow tie: F16 max
-      65520.0f,                  // tie between max and 2^16: rounds to Inf
-      1e9f, kF32Inf, -kF32Inf,
-      std::ldexp(0.75f, -24),    // 3/4 of the smallest subnormal -> 0x0001
-      std::ldexp(0.5f, -24),     // exact tie with 0 -> 0 (even)
-      std::ldexp(-0.75f, -24),   // -> 0x8001
-      1.0f + std::ldexp(1.0f, -10),      // 0x3C01 exactly
-      1.0f + std::ldexp(1.0f, -11),      // tie, even -> 0x3C00
-      1.0f + std::ldexp(3.0f, -11),      // tie, odd -> 0x3C02
-      std::ldexp(1.0f, -14),             // smallest normal 0x0400
+      65504.0f,    // F16 max
+      65519.996f,  // below the overflow tie: F16 max
+      65520.0f,    // tie between max and 2^16: rounds to Inf
+      1e9f,
+      kF32Inf,
+      -kF32Inf,
+      std::ldexp(0.75f, -24),        // 3/4 of the smallest subnormal -> 0x0001
+      std::ldexp(0.5f, -24),         // exact tie with 0 -> 0 (even)
+      std::ldexp(-0.75f, -24),       // -> 0x8001
+      1.0f + std::ldexp(1.0f, -10),  // 0x3C01 exactly
+      1.0f + std::ldexp(1.0f, -11),  // tie, even -> 0x3C00
+      1.0f + std::ldexp(3.0f, -11),  // tie, odd -> 0x3C02
+      std::ldexp(1.0f, -14),         // smallest normal 0x0400
   };
   const std::vector<uint16_t> want = {0x8000, 0x7BFF, 0x7BFF, 0x7C00, 0x7C00, 0x7C00, 0xFC00,
                                       0x0001, 0x0000, 0x8001, 0x3C01, 0x3C00, 0x3C02, 0x0400};
@@ -114,10 +117,13 @@ TEST_P(HighwayRegressionTest, F16DemoteIsIeeeOnTargetsWithoutF16C) {
 // values (exponent 31 is not special-cased).
 TEST_P(HighwayRegressionTest, F16PromoteKeepsInfAndNaNOnTargetsWithoutF16C) {
   const std::vector<uint16_t> in = {0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7BFF, 0x0001, 0x8000};
-  const std::vector<uint32_t> want = {
-      0x7F800000u, 0xFF800000u,
-      0x7FC00000u, 0xFFC00000u,  // quiet NaN: payload shifted by 13
-      BitCast<uint32_t>(65504.0f), BitCast<uint32_t>(std::ldexp(1.0f, -24)), 0x80000000u};
+  const std::vector<uint32_t> want = {0x7F800000u,
+                                      0xFF800000u,
+                                      0x7FC00000u,
+                                      0xFFC00000u,  // quiet NaN: payload shifted by 13
+                                      BitCast<uint32_t>(65504.0f),
+                                      BitCast<uint32_t>(std::ldexp(1.0f, -24)),
+                                      0x80000000u};
   ExpectCast(DataType::kFloat16, DataType::kFloat, in, want, "f16 -> f32");
 }
 
@@ -125,8 +131,8 @@ TEST_P(HighwayRegressionTest, F16PromoteKeepsInfAndNaNOnTargetsWithoutF16C) {
 TEST_P(HighwayRegressionTest, F64DemoteOverflowsToInfinity) {
   const double flt_max = static_cast<double>(std::numeric_limits<float>::max());
   const double tie = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);  // halfway FLT_MAX..2^128
-  const std::vector<double> in = {kF64Inf, -kF64Inf, 1e300, -1e300, flt_max, tie,
-                                  std::nextafter(tie, 0.0)};
+  const std::vector<double> in = {
+      kF64Inf, -kF64Inf, 1e300, -1e300, flt_max, tie, std::nextafter(tie, 0.0)};
   const std::vector<uint32_t> want = {0x7F800000u, 0xFF800000u, 0x7F800000u, 0xFF800000u,
                                       0x7F7FFFFFu, 0x7F800000u, 0x7F7FFFFFu};
   ExpectCast(DataType::kDouble, DataType::kFloat, in, want, "f64 -> f32");
@@ -152,8 +158,8 @@ TEST_P(HighwayRegressionTest, FloatToIntNaNIsZeroAndRangeSaturates) {
   ExpectCast(DataType::kDouble, DataType::kInt32,
              std::vector<double>{dnan, -dnan, -2147483647.5, -2147483647.25, -2147483648.0,
                                  -2147483648.5, 2147483647.5, 2147483648.0},
-             std::vector<int32_t>{0, 0, -2147483647, -2147483647, INT32_MIN, INT32_MIN,
-                                  INT32_MAX, INT32_MAX},
+             std::vector<int32_t>{0, 0, -2147483647, -2147483647, INT32_MIN, INT32_MIN, INT32_MAX,
+                                  INT32_MAX},
              "f64 -> i32");
 }
 
@@ -174,7 +180,8 @@ TEST_P(HighwayRegressionTest, SaturatingDemoteToUint8Above32767) {
 // Highway 1.0.3 TruncateTo on AVX3_DL: u32 -> u8 from 512-bit vectors and every pair
 // but u64 -> u32 from 256-bit vectors are wrong. Integer narrowing wraps (static_cast).
 TEST_P(HighwayRegressionTest, IntegerNarrowingWraps) {
-  const std::vector<int32_t> i32 = {0x12345678, -1, INT32_MIN, INT32_MAX, 256, 255, -129, 0x00FF00FF};
+  const std::vector<int32_t> i32 = {0x12345678, -1,  INT32_MIN, INT32_MAX,
+                                    256,        255, -129,      0x00FF00FF};
   std::vector<uint8_t> u8(i32.size());
   std::vector<int16_t> i16(i32.size());
   for (size_t i = 0; i < i32.size(); ++i) {
@@ -183,8 +190,8 @@ TEST_P(HighwayRegressionTest, IntegerNarrowingWraps) {
   }
   ExpectCast(DataType::kInt32, DataType::kUint8, i32, u8, "i32 -> u8");
   ExpectCast(DataType::kInt32, DataType::kInt16, i32, i16, "i32 -> i16");
-  const std::vector<uint64_t> u64 = {0x0123456789ABCDEFull, ~0ull, 1ull << 63, 0xFFFF0000FFFFull,
-                                     65536, 65535};
+  const std::vector<uint64_t> u64 = {0x0123456789ABCDEFull, ~0ull, 1ull << 63,
+                                     0xFFFF0000FFFFull,     65536, 65535};
   std::vector<uint16_t> u16(u64.size());
   std::vector<int8_t> i8(u64.size());
   std::vector<uint32_t> u32(u64.size());

@@ -42,8 +42,8 @@ uint32_t RoundToOddBits(bool neg, uint64_t m) {
     significand = m >> k;
     if ((m & ((uint64_t{1} << k) - 1)) != 0) significand |= 1;
   }
-  const uint32_t bits = (static_cast<uint32_t>(t + 127) << 23) |
-                        static_cast<uint32_t>(significand & 0x7FFFFF);
+  const uint32_t bits =
+      (static_cast<uint32_t>(t + 127) << 23) | static_cast<uint32_t>(significand & 0x7FFFFF);
   return neg ? bits | 0x80000000u : bits;
 }
 
@@ -140,12 +140,12 @@ void Check(TargetLoop& loop, const Decoder& dec, const std::vector<uint64_t>& co
 }
 
 TEST(RoundToOddOracle, KnownValues) {
-  EXPECT_EQ(RoundToOddBits(false, 16777216), 0x4B800000u);  // 2^24 exact
-  EXPECT_EQ(RoundToOddBits(false, 16777217), 0x4B800001u);  // inexact: odd neighbour above
-  EXPECT_EQ(RoundToOddBits(false, 16777219), 0x4B800001u);  // 2^24 + 3: truncated, odd
-  EXPECT_EQ(RoundToOddBits(false, 16777218), 0x4B800001u);  // 2^24 + 2 exact
+  EXPECT_EQ(RoundToOddBits(false, 16777216), 0x4B800000u);          // 2^24 exact
+  EXPECT_EQ(RoundToOddBits(false, 16777217), 0x4B800001u);          // inexact: odd neighbour above
+  EXPECT_EQ(RoundToOddBits(false, 16777219), 0x4B800001u);          // 2^24 + 3: truncated, odd
+  EXPECT_EQ(RoundToOddBits(false, 16777218), 0x4B800001u);          // 2^24 + 2 exact
   EXPECT_EQ(RoundToOddBits(true, uint64_t{1} << 31), 0xCF000000u);  // INT32_MIN
-  EXPECT_EQ(RoundToOddBits(false, 0xFFFFFFFFu), 0x4F7FFFFFu);  // 2^32 - 1 -> below 2^32
+  EXPECT_EQ(RoundToOddBits(false, 0xFFFFFFFFu), 0x4F7FFFFFu);       // 2^32 - 1 -> below 2^32
   EXPECT_EQ(RoundToOddBits(false, ~uint64_t{0}), 0x5F7FFFFFu);
   EXPECT_EQ(RoundToOddBits(false, 1), 0x3F800000u);
 }

@@ -99,8 +99,8 @@ Bytes SourceBytes(DataType type, size_t* count) {
   if (bits <= 16) {
     // Sub-byte types: all 256 byte values (every pair / quad of codes). 8-bit types: every
     // code twice, so that CountsAndMisalignment's 4 * HWY_MAX_BYTES + 1 elements exist.
-    const size_t n = bits < 8 ? 8 * 256 / static_cast<size_t>(bits)
-                              : std::max(size_t{1} << bits, size_t{512});
+    const size_t n =
+        bits < 8 ? 8 * 256 / static_cast<size_t>(bits) : std::max(size_t{1} << bits, size_t{512});
     *count = n;
     b.resize(StorageBytes(type, n));
     if (bits < 8) {
@@ -117,8 +117,8 @@ Bytes SourceBytes(DataType type, size_t* count) {
   if (bits == 32) {
     // Every high half with low halves around the f16 (bit 12/13) and bf16 (bit 15/16)
     // rounding points, then random bits.
-    const uint32_t lows[] = {0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000,
-                             0x7FFF, 0x8000, 0x8001, 0xFFFF};
+    const uint32_t lows[] = {0,      1,      0x0FFF, 0x1000, 0x1001, 0x1FFF,
+                             0x2000, 0x3000, 0x7FFF, 0x8000, 0x8001, 0xFFFF};
     for (uint32_t hi = 0; hi < 0x10000; ++hi) {
       for (uint32_t lo : lows) v.push_back((hi << 16) | lo);
     }
@@ -126,9 +126,9 @@ Bytes SourceBytes(DataType type, size_t* count) {
   } else {
     // Every sign/exponent/top-4-mantissa prefix with low bits around the f32 rounding
     // point (bit 28/29) and the f16/bf16 ones, then random bits.
-    const uint64_t lows[] = {0, 1, (1ull << 28) - 1, 1ull << 28, (1ull << 28) + 1,
-                             (1ull << 29) - 1, 1ull << 29, 3ull << 28, (1ull << 41),
-                             (1ull << 44), (1ull << 48) - 1};
+    const uint64_t lows[] = {
+        0,          1,          (1ull << 28) - 1, 1ull << 28,   (1ull << 28) + 1, (1ull << 29) - 1,
+        1ull << 29, 3ull << 28, (1ull << 41),     (1ull << 44), (1ull << 48) - 1};
     for (uint64_t hi = 0; hi < 0x10000; ++hi) {
       for (uint64_t lo : lows) v.push_back((hi << 48) | lo);
     }
@@ -137,7 +137,8 @@ Bytes SourceBytes(DataType type, size_t* count) {
   AppendIntFloatBoundaries(type, &v);
   *count = v.size();
   b.resize(StorageBytes(type, v.size()));
-  for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i * bits / 8], &v[i], static_cast<size_t>(bits / 8));
+  for (size_t i = 0; i < v.size(); ++i)
+    std::memcpy(&b[i * bits / 8], &v[i], static_cast<size_t>(bits / 8));
   return b;
 }
 
@@ -165,8 +166,8 @@ bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
 
 std::string Describe(const kernels::KernelRow& row, const CastOptions& o) {
   return std::string(row.name) + " (" + DataTypeName(row.src) + " -> " + DataTypeName(row.dst) +
-         ", saturate=" + std::to_string(o.saturate) + ", round_mode=" + RoundModeName(o.round_mode) +
-         ") on " + ActiveTargetName();
+         ", saturate=" + std::to_string(o.saturate) +
+         ", round_mode=" + RoundModeName(o.round_mode) + ") on " + ActiveTargetName();
 }
 
 // Runs the kernel on `count` elements at byte offsets (misalignment) on every target under
@@ -179,7 +180,8 @@ void CheckRow(TargetLoop& loop, const kernels::KernelRow& row, const Bytes& src,
   Bytes in(in_bytes + src_offset);
   std::memcpy(in.data() + src_offset, src.data(), in_bytes);
   Bytes want(out_bytes);
-  ASSERT_TRUE(reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
+  ASSERT_TRUE(
+      reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
   Bytes got(dst_offset + out_bytes + kGuardBytes);
   loop.Run([&] {
     std::fill(got.begin(), got.end(), kGuard);
@@ -277,9 +279,9 @@ TEST(KernelTest, EveryPairThroughKernelsOrHub) {
           size_t i = 0;
           if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
             FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
-                   << " round_mode=" << RoundModeName(o.round_mode) << " on "
-                   << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
-                   << ", got " << test::Hex(got[i]);
+                   << " round_mode=" << RoundModeName(o.round_mode) << " on " << ActiveTargetName()
+                   << ": byte " << i << " expected " << test::Hex(want[i]) << ", got "
+                   << test::Hex(got[i]);
           }
           for (size_t g = 0; g < kGuardBytes; ++g) ASSERT_EQ(got[out_bytes + g], kGuard);
         });
@@ -398,10 +400,10 @@ TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
             }
             size_t i = 0;
             if (FirstDifference(big.data() + offset, want.data(), out_bytes, &i)) {
-              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << ": destination "
-                     << past << " bytes past 64, streaming from " << stream_bytes << " bytes on "
-                     << ActiveTargetName() << ": byte " << i << " expected "
-                     << test::Hex(want[i]) << ", got " << test::Hex(big[offset + i]);
+              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << ": destination " << past
+                     << " bytes past 64, streaming from " << stream_bytes << " bytes on "
+                     << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
+                     << ", got " << test::Hex(big[offset + i]);
             }
             for (size_t g = 0; g < kGuardBytes; ++g) {
               ASSERT_EQ(big[offset + out_bytes + g], kGuard)
@@ -465,8 +467,8 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
     const auto t = static_cast<DataType>(code);
     if (!IsCastable(t) || t == DataType::kString) continue;
     if (BitWidth(t) <= 8) sources.push_back(t);
-    if (BitWidth(t) <= 8 || BitWidth(t) == 16 || t == DataType::kInt32 ||
-        t == DataType::kUint32 || t == DataType::kInt64 || t == DataType::kUint64) {
+    if (BitWidth(t) <= 8 || BitWidth(t) == 16 || t == DataType::kInt32 || t == DataType::kUint32 ||
+        t == DataType::kInt64 || t == DataType::kUint64) {
       targets.push_back(t);
     }
   }
@@ -502,8 +504,7 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
                         std::min(pattern_bytes, src_bytes - done));
           }
           Bytes want(out_bytes), got(dst_offset + out_bytes + kGuardBytes);
-          ASSERT_TRUE(
-              reference::Cast(src.data() + src_offset, st, want.data(), dt, count, o).ok());
+          ASSERT_TRUE(reference::Cast(src.data() + src_offset, st, want.data(), dt, count, o).ok());
           ++checks;
           loop.Run([&] {
             std::fill(got.begin(), got.end(), kGuard);
@@ -511,17 +512,15 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
               StreamOverride stream(stream_bytes);
               ASSERT_TRUE(kernels::CastWithKernels(src.data() + src_offset, st,
                                                    got.data() + dst_offset, dt, count, o))
-                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " on "
-                  << ActiveTargetName();
+                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " on " << ActiveTargetName();
             }
             size_t i = 0;
             if (FirstDifference(got.data() + dst_offset, want.data(), out_bytes, &i)) {
-              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt)
-                     << " saturate=" << o.saturate << " round_mode=" << RoundModeName(o.round_mode)
-                     << " offsets " << src_offset << "/" << dst_offset << " streaming "
-                     << stream_bytes << " on " << ActiveTargetName() << ": byte " << i
-                     << " expected " << test::Hex(want[i]) << ", got "
-                     << test::Hex(got[dst_offset + i]);
+              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
+                     << " round_mode=" << RoundModeName(o.round_mode) << " offsets " << src_offset
+                     << "/" << dst_offset << " streaming " << stream_bytes << " on "
+                     << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
+                     << ", got " << test::Hex(got[dst_offset + i]);
             }
             for (size_t g = 0; g < kGuardBytes; ++g) {
               ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)

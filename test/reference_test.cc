@@ -27,12 +27,10 @@ namespace {
 using DT = DataType;
 using namespace ::tensorcast::test;  // NOLINT: Bits, Hex, HexBytes, Raw, Opt
 
-constexpr uint8_t kFill = 0xA5;   // initial content of every output buffer
+constexpr uint8_t kFill = 0xA5;     // initial content of every output buffer
 constexpr size_t kGuardBytes = 16;  // bytes after the output that must stay kFill
 
-
 const char* ModeName(RoundMode m) { return RoundModeName(m); }
-
 
 // Casts `count` elements held in `src` (raw little-endian storage) and returns the
 // StorageBytes(dst_type, count) output bytes. The output buffer starts filled with kFill,
@@ -170,8 +168,7 @@ TEST(Float8Encode, ConformanceVectorsAsTensor) {
         want.push_back(r.want[static_cast<size_t>(2 * t + (sat ? 0 : 1))]);
       }
       const std::string label = std::string(DataTypeName(kF8[t])) + (sat ? " sat" : " nosat");
-      EXPECT_EQ(HexBytes(CastRaw(Raw(f32), DT::kFloat, kF8[t], 15, Opt(sat != 0))),
-                HexBytes(want))
+      EXPECT_EQ(HexBytes(CastRaw(Raw(f32), DT::kFloat, kF8[t], 15, Opt(sat != 0))), HexBytes(want))
           << "FLOAT -> " << label;
       EXPECT_EQ(HexBytes(CastRaw(Raw(f16), DT::kFloat16, kF8[t], 15, Opt(sat != 0))),
                 HexBytes(want))
@@ -274,8 +271,8 @@ TEST(Float8Decode, Table) {
       {DT::kFloat8E4M3FNUZ, 0x7F, 0x43700000, 0x5B80},  // 240
       {DT::kFloat8E4M3FNUZ, 0xFF, 0xC3700000, 0xDB80},  // -240
       {DT::kFloat8E4M3FNUZ, 0x80, 0xFFC00000, 0xFE00},  // the FNUZ NaN is negative
-      {DT::kFloat8E5M2, 0x01, 0x37800000, 0x0100},  // 2^-16
-      {DT::kFloat8E5M2, 0x04, 0x38800000, 0x0400},  // 2^-14
+      {DT::kFloat8E5M2, 0x01, 0x37800000, 0x0100},      // 2^-16
+      {DT::kFloat8E5M2, 0x04, 0x38800000, 0x0400},      // 2^-14
       {DT::kFloat8E5M2, 0x3C, 0x3F800000, 0x3C00},
       {DT::kFloat8E5M2, 0x7B, 0x47600000, 0x7B00},  // 57344
       {DT::kFloat8E5M2, 0x80, 0x80000000, 0x8000},
@@ -308,16 +305,22 @@ TEST(Float8Decode, FormulaAllCodes) {
     const bool e5 = t == DT::kFloat8E5M2 || t == DT::kFloat8E5M2FNUZ;
     const bool fnuz = t == DT::kFloat8E4M3FNUZ || t == DT::kFloat8E5M2FNUZ;
     const int mbits = e5 ? 2 : 3;
-    const int bias = t == DT::kFloat8E4M3FN ? 7 : t == DT::kFloat8E4M3FNUZ ? 8
-                   : t == DT::kFloat8E5M2   ? 15 : 16;
+    const int bias = t == DT::kFloat8E4M3FN     ? 7
+                     : t == DT::kFloat8E4M3FNUZ ? 8
+                     : t == DT::kFloat8E5M2     ? 15
+                                                : 16;
     for (int c = 0; c < 256; ++c) {
       const int s = c >> 7;
       const int e = (c >> mbits) & (e5 ? 31 : 15);
       const int m = c & ((1 << mbits) - 1);
       bool nan = false, inf = false;
-      if (fnuz) nan = c == 0x80;
-      else if (e5) { nan = e == 31 && m != 0; inf = e == 31 && m == 0; }
-      else nan = (c & 0x7F) == 0x7F;
+      if (fnuz)
+        nan = c == 0x80;
+      else if (e5) {
+        nan = e == 31 && m != 0;
+        inf = e == 31 && m == 0;
+      } else
+        nan = (c & 0x7F) == 0x7F;
       uint64_t want64;
       uint32_t want32;
       if (nan) {
@@ -325,9 +328,9 @@ TEST(Float8Decode, FormulaAllCodes) {
         want64 = neg ? 0xFFF8000000000000ull : 0x7FF8000000000000ull;
         want32 = neg ? 0xFFC00000u : 0x7FC00000u;
       } else {
-        double v = inf ? HUGE_VAL
-                 : e == 0 ? std::ldexp(m, 1 - bias - mbits)
-                          : std::ldexp(1.0 + std::ldexp(m, -mbits), e - bias);
+        double v = inf      ? HUGE_VAL
+                   : e == 0 ? std::ldexp(m, 1 - bias - mbits)
+                            : std::ldexp(1.0 + std::ldexp(m, -mbits), e - bias);
         if (s) v = -v;
         want64 = Bits(v);
         want32 = Bits(static_cast<float>(v));  // exact: every float8 value is a float32
@@ -389,8 +392,7 @@ TEST(Float8Encode, FromOtherFloat8) {
     EXPECT_EQ(Hex(One<uint8_t>(r.code, r.from, r.to, Opt(true))), Hex(r.sat))
         << DataTypeName(r.from) << " " << Hex(r.code) << " -> " << DataTypeName(r.to) << " sat";
     EXPECT_EQ(Hex(One<uint8_t>(r.code, r.from, r.to, Opt(false))), Hex(r.nosat))
-        << DataTypeName(r.from) << " " << Hex(r.code) << " -> " << DataTypeName(r.to)
-        << " nosat";
+        << DataTypeName(r.from) << " " << Hex(r.code) << " -> " << DataTypeName(r.to) << " nosat";
   }
 }
 
@@ -437,10 +439,11 @@ TEST(Float8Encode, FromIntegers) {
 TEST(E8M0Decode, AllCodesToFloat32DoubleBfloat16) {
   for (int b = 0; b < 256; ++b) {
     const uint8_t code = static_cast<uint8_t>(b);
-    const uint32_t f32 = b == 0xFF ? 0x7FC00000u : b == 0 ? 0x00400000u
-                                                           : static_cast<uint32_t>(b) << 23;
-    const uint64_t f64 = b == 0xFF ? 0x7FF8000000000000ull
-                                   : static_cast<uint64_t>(b - 127 + 1023) << 52;
+    const uint32_t f32 = b == 0xFF ? 0x7FC00000u
+                         : b == 0  ? 0x00400000u
+                                   : static_cast<uint32_t>(b) << 23;
+    const uint64_t f64 =
+        b == 0xFF ? 0x7FF8000000000000ull : static_cast<uint64_t>(b - 127 + 1023) << 52;
     EXPECT_EQ(Hex(One<uint32_t>(code, DT::kFloat8E8M0, DT::kFloat)), Hex(f32)) << b;
     EXPECT_EQ(Hex(One<uint64_t>(code, DT::kFloat8E8M0, DT::kDouble)), Hex(f64)) << b;
     // ref §5.2 "to bfloat16: exact (2^-127 -> 0x0040)".
@@ -452,13 +455,17 @@ TEST(E8M0Decode, AllCodesToFloat32DoubleBfloat16) {
 TEST(E8M0Decode, Float16Ladder) {
   for (int b = 0; b < 256; ++b) {
     uint16_t want;
-    if (b == 0xFF) want = 0x7E00;
-    else if (b <= 0x66) want = 0x0000;  // 2^-25 ties to 0
-    else if (b <= 0x70) want = static_cast<uint16_t>(1u << (b - 0x67));  // subnormals
-    else if (b <= 0x8E) want = static_cast<uint16_t>((b - 0x70) << 10);
-    else want = 0x7C00;  // Inf
-    EXPECT_EQ(Hex(One<uint16_t>(static_cast<uint8_t>(b), DT::kFloat8E8M0, DT::kFloat16)),
-              Hex(want))
+    if (b == 0xFF)
+      want = 0x7E00;
+    else if (b <= 0x66)
+      want = 0x0000;  // 2^-25 ties to 0
+    else if (b <= 0x70)
+      want = static_cast<uint16_t>(1u << (b - 0x67));  // subnormals
+    else if (b <= 0x8E)
+      want = static_cast<uint16_t>((b - 0x70) << 10);
+    else
+      want = 0x7C00;  // Inf
+    EXPECT_EQ(Hex(One<uint16_t>(static_cast<uint8_t>(b), DT::kFloat8E8M0, DT::kFloat16)), Hex(want))
         << "code " << Hex(static_cast<uint64_t>(b));
   }
 }
@@ -570,8 +577,8 @@ TEST(E8M0Encode, FromDoubleOneRounding) {
   ExpectE8Row(1.0 + std::ldexp(1.0, -40), DT::kDouble, {0x80, 0x80, 0x7F, 0x7F, 0x7F, 0x7F},
               "1+2^-40");
   // 1.5*(1 - 2^-40) < 1.5: nearest -> 1 (0x7F); via float32 it is 1.5 -> 0x80.
-  ExpectE8Row(1.5 - 1.5 * std::ldexp(1.0, -40), DT::kDouble,
-              {0x80, 0x80, 0x7F, 0x7F, 0x7F, 0x7F}, "1.5-eps");
+  ExpectE8Row(1.5 - 1.5 * std::ldexp(1.0, -40), DT::kDouble, {0x80, 0x80, 0x7F, 0x7F, 0x7F, 0x7F},
+              "1.5-eps");
   // 2^-127 * (1 + 2^-40): just above MIN: up -> 2^-126; float32 would round it to 2^-127.
   ExpectE8Row(std::ldexp(1.0 + std::ldexp(1.0, -40), -127), DT::kDouble,
               {0x01, 0x01, 0x00, 0x00, 0x00, 0x00}, "2^-127+eps");
@@ -580,25 +587,22 @@ TEST(E8M0Encode, FromDoubleOneRounding) {
   ExpectE8Row(std::ldexp(1.0 - std::ldexp(1.0, -40), -127), DT::kDouble,
               {0x00, 0x00, 0x00, 0xFF, 0x00, 0x00}, "2^-127-eps");
   // [A]: 2^-130 is a power of two below 2^-127 in every mode.
-  ExpectE8Row(std::ldexp(1.0, -130), DT::kDouble, {0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF},
-              "2^-130");
+  ExpectE8Row(std::ldexp(1.0, -130), DT::kDouble, {0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF}, "2^-130");
   // 2^127 * (1 + 2^-40): up -> 2^128 [A]; float32 would round it to 2^127 -> 0xFE.
   ExpectE8Row(std::ldexp(1.0 + std::ldexp(1.0, -40), 127), DT::kDouble,
               {0xFE, 0xFF, 0xFE, 0xFE, 0xFE, 0xFE}, "2^127+eps");
   // [A]/[B]: x > 2^127 far beyond float32.
   ExpectE8Row(1e300, DT::kDouble, {0xFE, 0xFF, 0xFE, 0xFF, 0xFE, 0xFF}, "1e300");
-  ExpectE8Row(std::ldexp(1.0, 127), DT::kDouble, {0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE},
-              "2^127");
+  ExpectE8Row(std::ldexp(1.0, 127), DT::kDouble, {0xFE, 0xFE, 0xFE, 0xFE, 0xFE, 0xFE}, "2^127");
 }
 
 // Integer sources: the exact value, rounded once (sem §1).
 TEST(E8M0Encode, FromIntegers) {
   // 2^62 + 1: up -> 2^63 = 127 + 63 = 0xBE (through float32, 2^62 -> 0xBD).
-  ExpectE8Row<int64_t>((int64_t{1} << 62) + 1, DT::kInt64,
-                       {0xBE, 0xBE, 0xBD, 0xBD, 0xBD, 0xBD}, "2^62+1");
+  ExpectE8Row<int64_t>((int64_t{1} << 62) + 1, DT::kInt64, {0xBE, 0xBE, 0xBD, 0xBD, 0xBD, 0xBD},
+                       "2^62+1");
   // 2^64 - 1: up -> 2^64 (0xBF), down -> 2^63 (0xBE), nearest (>= 1.5*2^63) -> 0xBF.
-  ExpectE8Row<uint64_t>(~uint64_t{0}, DT::kUint64, {0xBF, 0xBF, 0xBE, 0xBE, 0xBF, 0xBF},
-                        "2^64-1");
+  ExpectE8Row<uint64_t>(~uint64_t{0}, DT::kUint64, {0xBF, 0xBF, 0xBE, 0xBE, 0xBF, 0xBF}, "2^64-1");
   ExpectE8Row<int32_t>(-8, DT::kInt32, {0x82, 0x82, 0x82, 0x82, 0x82, 0x82}, "-8");
   ExpectE8Row<int8_t>(3, DT::kInt8, {0x81, 0x81, 0x80, 0x80, 0x81, 0x81}, "3");
   ExpectE8Row<int64_t>(0, DT::kInt64, {0x00, 0xFF, 0x00, 0xFF, 0x00, 0xFF}, "0 [A]");
@@ -659,27 +663,25 @@ TEST(Float4Encode, LadderAndSpecials) {
 
 // ref §6.3 conformance data, packed (the last high nibble is padding).
 TEST(Float4Encode, Conformance) {
-  const std::vector<uint32_t> x = {
-      Bits(0.48f), Bits(0.25f), Bits(1.05f), Bits(-3.5f), Bits(-8.0f),
-      Bits(9.0f),  Bits(1e6f),  Bits(1e-7f), 0x7FC00000,  0x7F800000,
-      0x7F800000,  0xFF800000,  Bits(-4.0f), Bits(0.01f), 0x80000000};
-  EXPECT_EQ(HexBytes(CastRaw(Raw(x), DT::kFloat, DT::kFloat4E2M1, 15)),
-            "01 e2 7f 07 78 f7 0e 08");
+  const std::vector<uint32_t> x = {Bits(0.48f), Bits(0.25f), Bits(1.05f), Bits(-3.5f), Bits(-8.0f),
+                                   Bits(9.0f),  Bits(1e6f),  Bits(1e-7f), 0x7FC00000,  0x7F800000,
+                                   0x7F800000,  0xFF800000,  Bits(-4.0f), Bits(0.01f), 0x80000000};
+  EXPECT_EQ(HexBytes(CastRaw(Raw(x), DT::kFloat, DT::kFloat4E2M1, 15)), "01 e2 7f 07 78 f7 0e 08");
   // Decoded back: 0.5, 0, 1, -4, -6, 6, 6, 0, -0.0, 6, 6, -6, -4, 0, -0.0.
-  const std::vector<float> back = {0.5f, 0.0f, 1.0f, -4.0f, -6.0f, 6.0f, 6.0f, 0.0f,
+  const std::vector<float> back = {0.5f,  0.0f, 1.0f, -4.0f, -6.0f, 6.0f, 6.0f, 0.0f,
                                    -0.0f, 6.0f, 6.0f, -6.0f, -4.0f, 0.0f, -0.0f};
-  EXPECT_EQ(HexBytes(CastRaw({0x01, 0xE2, 0x7F, 0x07, 0x78, 0xF7, 0x0E, 0x08},
-                             DT::kFloat4E2M1, DT::kFloat, 15)),
+  EXPECT_EQ(HexBytes(CastRaw({0x01, 0xE2, 0x7F, 0x07, 0x78, 0xF7, 0x0E, 0x08}, DT::kFloat4E2M1,
+                             DT::kFloat, 15)),
             HexBytes(Raw(back)));
 }
 
 // ref §6.1: codes 0-7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6; 8-15 their negatives (0x8 = -0.0).
 TEST(Float4Decode, AllCodes) {
   const Bytes packed = {0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE};
-  const std::vector<uint32_t> f32 = {
-      0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000, 0x40000000, 0x40400000,
-      0x40800000, 0x40C00000, 0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000,
-      0xC0000000, 0xC0400000, 0xC0800000, 0xC0C00000};
+  const std::vector<uint32_t> f32 = {0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000,
+                                     0x40000000, 0x40400000, 0x40800000, 0x40C00000,
+                                     0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000,
+                                     0xC0000000, 0xC0400000, 0xC0800000, 0xC0C00000};
   const std::vector<uint16_t> f16 = {0x0000, 0x3800, 0x3C00, 0x3E00, 0x4000, 0x4200,
                                      0x4400, 0x4600, 0x8000, 0xB800, 0xBC00, 0xBE00,
                                      0xC000, 0xC200, 0xC400, 0xC600};
@@ -691,12 +693,9 @@ TEST(Float4Decode, AllCodes) {
 
 TEST(Float4Encode, OtherSources) {
   // sem §1: double rounds once; via float32 0.25+2^-40 would be 0.25 -> 0x0.
-  EXPECT_EQ(Hex(One<uint8_t>(0.25 + std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)),
-            Hex(0x1));
-  EXPECT_EQ(Hex(One<uint8_t>(5.0 + std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)),
-            Hex(0x7));
-  EXPECT_EQ(Hex(One<uint8_t>(0.75 - std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)),
-            Hex(0x1));
+  EXPECT_EQ(Hex(One<uint8_t>(0.25 + std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)), Hex(0x1));
+  EXPECT_EQ(Hex(One<uint8_t>(5.0 + std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)), Hex(0x7));
+  EXPECT_EQ(Hex(One<uint8_t>(0.75 - std::ldexp(1.0, -40), DT::kDouble, DT::kFloat4E2M1)), Hex(0x1));
   EXPECT_EQ(Hex(One<uint8_t>(F64(0xFFF8000000000000ull), DT::kDouble, DT::kFloat4E2M1)),
             Hex(0x0));  // -NaN quirk
   EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x3D00}, DT::kFloat16, DT::kFloat4E2M1)),
@@ -737,9 +736,10 @@ TEST(SubByte, ConformancePacking) {
   // float16 of -9..15 (exact): built from the float32 bits (exponent rebias 127 -> 15).
   for (float x : f) {
     const uint32_t b = Bits(x);
-    h.push_back(x == 0 ? 0 : static_cast<uint16_t>(((b >> 16) & 0x8000) |
-                                                   ((((b >> 23) & 0xFF) - 112) << 10) |
-                                                   ((b >> 13) & 0x3FF)));
+    h.push_back(x == 0 ? 0
+                       : static_cast<uint16_t>(((b >> 16) & 0x8000) |
+                                               ((((b >> 23) & 0xFF) - 112) << 10) |
+                                               ((b >> 13) & 0x3FF)));
   }
   for (DT t : {DT::kInt4, DT::kUint4}) {
     EXPECT_EQ(HexBytes(CastRaw(Raw(f), DT::kFloat, t, 25)), want4) << DataTypeName(t);
@@ -756,8 +756,7 @@ TEST(SubByte, ConformancePacking) {
 }
 
 TEST(SubByte, ConformanceUnpacking) {
-  const Bytes p4 = {0x87, 0xA9, 0xCB, 0xED, 0x0F, 0x21, 0x43,
-                    0x65, 0x87, 0xA9, 0xCB, 0xED, 0x0F};
+  const Bytes p4 = {0x87, 0xA9, 0xCB, 0xED, 0x0F, 0x21, 0x43, 0x65, 0x87, 0xA9, 0xCB, 0xED, 0x0F};
   // INT4 -> INT8: 07 f8 .. ff 00 .. 07 f8 .. ff (sign extension).
   EXPECT_EQ(HexBytes(CastRaw(p4, DT::kInt4, DT::kInt8, 25)),
             "07 f8 f9 fa fb fc fd fe ff 00 01 02 03 04 05 06 07 f8 f9 fa fb fc fd fe ff");
@@ -803,8 +802,7 @@ TEST(SubByte, OddCountsZeroPadding) {
   // FLOAT4E2M1 as well: 1, 2, 3 -> codes 2, 4, 5.
   EXPECT_EQ(HexBytes(CastRaw(Raw(std::vector<float>{1, 2, 3}), DT::kFloat, DT::kFloat4E2M1, 3)),
             "42 05");
-  EXPECT_EQ(HexBytes(CastRaw(Raw(std::vector<float>{6}), DT::kFloat, DT::kFloat4E2M1, 1)),
-            "07");
+  EXPECT_EQ(HexBytes(CastRaw(Raw(std::vector<float>{6}), DT::kFloat, DT::kFloat4E2M1, 1)), "07");
 }
 
 // ref §7 examples, sem §2: NaN, +-Inf and |x| >= 2^31 -> 0; else truncate toward zero and
@@ -818,16 +816,30 @@ TEST(SubByte, FromFloatTruncateAndWrap) {
   const double inf = HUGE_VAL;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const Row rows[] = {
-      {DT::kInt4, 2.7, 0x2},  {DT::kInt4, -1.5, 0xF}, {DT::kInt4, -9, 0x7},
-      {DT::kInt4, 8, 0x8},    {DT::kInt4, 15, 0xF},   {DT::kInt4, 1e10, 0x0},
-      {DT::kInt4, nan, 0x0},  {DT::kInt4, inf, 0x0},  {DT::kInt4, -inf, 0x0},
-      {DT::kInt4, -0.0, 0x0}, {DT::kInt4, 0.9, 0x0},  {DT::kInt4, -0.9, 0x0},
+      {DT::kInt4, 2.7, 0x2},
+      {DT::kInt4, -1.5, 0xF},
+      {DT::kInt4, -9, 0x7},
+      {DT::kInt4, 8, 0x8},
+      {DT::kInt4, 15, 0xF},
+      {DT::kInt4, 1e10, 0x0},
+      {DT::kInt4, nan, 0x0},
+      {DT::kInt4, inf, 0x0},
+      {DT::kInt4, -inf, 0x0},
+      {DT::kInt4, -0.0, 0x0},
+      {DT::kInt4, 0.9, 0x0},
+      {DT::kInt4, -0.9, 0x0},
       {DT::kInt4, 2147483648.0, 0x0},  // 2^31
-      {DT::kUint4, -1, 0xF},  {DT::kUint4, 16, 0x0},  {DT::kUint4, 2.7, 0x2},
+      {DT::kUint4, -1, 0xF},
+      {DT::kUint4, 16, 0x0},
+      {DT::kUint4, 2.7, 0x2},
       {DT::kUint4, 17.5, 0x1},
-      {DT::kInt2, -3, 0x1},   {DT::kInt2, 2, 0x2},    {DT::kInt2, 3, 0x3},
+      {DT::kInt2, -3, 0x1},
+      {DT::kInt2, 2, 0x2},
+      {DT::kInt2, 3, 0x3},
       {DT::kInt2, 1.9, 0x1},
-      {DT::kUint2, -1, 0x3},  {DT::kUint2, 4, 0x0},   {DT::kUint2, 5.5, 0x1},
+      {DT::kUint2, -1, 0x3},
+      {DT::kUint2, 4, 0x0},
+      {DT::kUint2, 5.5, 0x1},
   };
   for (const Row& r : rows) {
     for (bool sat : {true, false}) {
@@ -845,20 +857,20 @@ TEST(SubByte, FromFloatTruncateAndWrap) {
   // 2^32 + 15 >= 2^31 -> 0, not the wrapped 15.
   EXPECT_EQ(Hex(One<uint8_t>(4294967311.0, DT::kDouble, DT::kUint4)), Hex(0x0));
   // Other float sources.
-  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x4B80}, DT::kFloat16, DT::kInt4)), Hex(0xF));  // 15
-  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0xC880}, DT::kFloat16, DT::kInt4)), Hex(0x7));  // -9
-  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x7C00}, DT::kFloat16, DT::kInt4)), Hex(0x0));  // Inf
-  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x4170}, DT::kBfloat16, DT::kInt4)), Hex(0xF));  // 15
+  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x4B80}, DT::kFloat16, DT::kInt4)), Hex(0xF));    // 15
+  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0xC880}, DT::kFloat16, DT::kInt4)), Hex(0x7));    // -9
+  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x7C00}, DT::kFloat16, DT::kInt4)), Hex(0x0));    // Inf
+  EXPECT_EQ(Hex(One<uint8_t>(uint16_t{0x4170}, DT::kBfloat16, DT::kInt4)), Hex(0xF));   // 15
   EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x51}, DT::kFloat8E4M3FN, DT::kInt4)), Hex(0x9));  // 9
   EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7E}, DT::kFloat8E4M3FN, DT::kInt4)), Hex(0x0));  // 448
   EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7F}, DT::kFloat8E4M3FN, DT::kInt4)), Hex(0x0));  // NaN
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7C}, DT::kFloat8E5M2, DT::kUint2)), Hex(0x0));  // Inf
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x82}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x8));  // 8
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFF}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x0));  // NaN
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFE}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x0));  // 2^127
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7}, DT::kFloat4E2M1, DT::kInt4)), Hex(0x6));   // 6
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7}, DT::kFloat4E2M1, DT::kInt2)), Hex(0x2));   // 6 -> -2
-  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xF}, DT::kFloat4E2M1, DT::kInt4)), Hex(0xA));   // -6
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7C}, DT::kFloat8E5M2, DT::kUint2)), Hex(0x0));   // Inf
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x82}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x8));    // 8
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFF}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x0));    // NaN
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xFE}, DT::kFloat8E8M0, DT::kInt4)), Hex(0x0));    // 2^127
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7}, DT::kFloat4E2M1, DT::kInt4)), Hex(0x6));     // 6
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0x7}, DT::kFloat4E2M1, DT::kInt2)), Hex(0x2));     // 6 -> -2
+  EXPECT_EQ(Hex(One<uint8_t>(uint8_t{0xF}, DT::kFloat4E2M1, DT::kInt4)), Hex(0xA));     // -6
 }
 
 // sem §2: from integers keep the low N bits; sub-byte -> sub-byte wraps (ref §7).
@@ -926,9 +938,9 @@ TEST(Bfloat16, FromFloat32) {
 
 // ref §8.2 conformance FLOAT -> BFLOAT16 (RNE), and the ref §8.1 FLOAT/DOUBLE -> FLOAT16
 // conformance on the same inputs.
-const std::vector<uint32_t> kPlainInputs = {
-    0x3EF535B8, 0x3EF5EEB0, 0x3EFFD6B2, 0x3F51B0E5, 0x3EF0CCCC, 0x3F51040C,
-    0x3E57EED1, 0x3F391039, 0x7FC00000, 0x7F800000, 0x7F800000, 0xFF800000};
+const std::vector<uint32_t> kPlainInputs = {0x3EF535B8, 0x3EF5EEB0, 0x3EFFD6B2, 0x3F51B0E5,
+                                            0x3EF0CCCC, 0x3F51040C, 0x3E57EED1, 0x3F391039,
+                                            0x7FC00000, 0x7F800000, 0x7F800000, 0xFF800000};
 
 TEST(Bfloat16, Conformance) {
   EXPECT_EQ(HexBytes(CastRaw(Raw(kPlainInputs), DT::kFloat, DT::kBfloat16, 12)),
@@ -1140,8 +1152,7 @@ TEST(IntToFloat, RoundToNearestEven) {
   EXPECT_EQ(Hex(One<uint32_t>(~uint64_t{0}, DT::kUint64, DT::kFloat)), Hex(0x5F800000));
   EXPECT_EQ(Hex(One<uint32_t>(INT64_MIN, DT::kInt64, DT::kFloat)), Hex(0xDF000000));
   EXPECT_EQ(Hex(One<uint32_t>(uint32_t{0xFFFFFFFF}, DT::kUint32, DT::kFloat)), Hex(0x4F800000));
-  EXPECT_EQ(Hex(One<uint64_t>(~uint64_t{0}, DT::kUint64, DT::kDouble)),
-            Hex(0x43F0000000000000ull));
+  EXPECT_EQ(Hex(One<uint64_t>(~uint64_t{0}, DT::kUint64, DT::kDouble)), Hex(0x43F0000000000000ull));
   EXPECT_EQ(Hex(One<uint64_t>(int64_t{9007199254740993}, DT::kInt64, DT::kDouble)),
             Hex(0x4340000000000000ull));  // 2^53+1 -> 2^53
   EXPECT_EQ(Hex(One<uint64_t>(int64_t{9007199254740995}, DT::kInt64, DT::kDouble)),
@@ -1166,18 +1177,16 @@ TEST(IntToFloat, Bfloat16OneRounding) {
   const int64_t a = (int64_t{1} << 24) + (int64_t{1} << 16) + 1;
   EXPECT_EQ(Hex(One<uint16_t>(a, DT::kInt64, DT::kBfloat16)), Hex(0x4B81));
   EXPECT_EQ(Hex(One<uint16_t>(-a, DT::kInt64, DT::kBfloat16)), Hex(0xCB81));
-  EXPECT_EQ(Hex(One<uint16_t>(static_cast<int32_t>(a), DT::kInt32, DT::kBfloat16)),
-            Hex(0x4B81));
-  EXPECT_EQ(Hex(One<uint16_t>(static_cast<uint32_t>(a), DT::kUint32, DT::kBfloat16)),
-            Hex(0x4B81));
+  EXPECT_EQ(Hex(One<uint16_t>(static_cast<int32_t>(a), DT::kInt32, DT::kBfloat16)), Hex(0x4B81));
+  EXPECT_EQ(Hex(One<uint16_t>(static_cast<uint32_t>(a), DT::kUint32, DT::kBfloat16)), Hex(0x4B81));
   // 2^32 + 2^24 + 1 -> 2^32 + 2^25 (0x4F81); float32 route: 2^32 + 2^24, tie -> 0x4F80.
-  EXPECT_EQ(Hex(One<uint16_t>((int64_t{1} << 32) + (int64_t{1} << 24) + 1, DT::kInt64,
-                              DT::kBfloat16)),
-            Hex(0x4F81));
+  EXPECT_EQ(
+      Hex(One<uint16_t>((int64_t{1} << 32) + (int64_t{1} << 24) + 1, DT::kInt64, DT::kBfloat16)),
+      Hex(0x4F81));
   // uint64 2^63 + 2^55 + 1 -> 2^63 + 2^56 (0x5F01); float32 route: tie -> 0x5F00.
-  EXPECT_EQ(Hex(One<uint16_t>((uint64_t{1} << 63) + (uint64_t{1} << 55) + 1, DT::kUint64,
-                              DT::kBfloat16)),
-            Hex(0x5F01));
+  EXPECT_EQ(
+      Hex(One<uint16_t>((uint64_t{1} << 63) + (uint64_t{1} << 55) + 1, DT::kUint64, DT::kBfloat16)),
+      Hex(0x5F01));
 }
 
 // sem §3 row "float -> 8/16/32/64-bit integer": NaN -> 0, truncate toward zero, saturate
@@ -1191,33 +1200,63 @@ TEST(FloatToInt, TruncateSaturate) {
   const double inf = HUGE_VAL;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const Row rows[] = {
-      {300.0, DT::kInt8, 127},       {300.0, DT::kUint8, 255},     {300.0, DT::kInt16, 300},
-      {-1.5, DT::kUint8, 0},         {-1.5, DT::kInt8, -1},        {-1.5, DT::kInt64, -1},
-      {2.5, DT::kInt32, 2},          {-2.5, DT::kInt32, -2},       {0.5, DT::kInt8, 0},
-      {-0.5, DT::kInt8, 0},          {0.9999, DT::kUint16, 0},     {127.9, DT::kInt8, 127},
-      {128.0, DT::kInt8, 127},       {-128.9, DT::kInt8, -128},    {-129.0, DT::kInt8, -128},
-      {255.9, DT::kUint8, 255},      {256.0, DT::kUint8, 255},     {65535.0, DT::kInt16, 32767},
-      {65535.0, DT::kUint16, 65535}, {65536.0, DT::kUint16, 65535},
+      {300.0, DT::kInt8, 127},
+      {300.0, DT::kUint8, 255},
+      {300.0, DT::kInt16, 300},
+      {-1.5, DT::kUint8, 0},
+      {-1.5, DT::kInt8, -1},
+      {-1.5, DT::kInt64, -1},
+      {2.5, DT::kInt32, 2},
+      {-2.5, DT::kInt32, -2},
+      {0.5, DT::kInt8, 0},
+      {-0.5, DT::kInt8, 0},
+      {0.9999, DT::kUint16, 0},
+      {127.9, DT::kInt8, 127},
+      {128.0, DT::kInt8, 127},
+      {-128.9, DT::kInt8, -128},
+      {-129.0, DT::kInt8, -128},
+      {255.9, DT::kUint8, 255},
+      {256.0, DT::kUint8, 255},
+      {65535.0, DT::kInt16, 32767},
+      {65535.0, DT::kUint16, 65535},
+      {65536.0, DT::kUint16, 65535},
       {-32768.9, DT::kInt16, -32768},
-      {2147483647.9, DT::kInt32, 2147483647},  {2147483648.0, DT::kInt32, 2147483647},
-      {-2147483648.9, DT::kInt32, INT32_MIN},  {-2147483649.0, DT::kInt32, INT32_MIN},
-      {4294967295.5, DT::kUint32, 4294967295}, {4294967296.0, DT::kUint32, 4294967295},
+      {2147483647.9, DT::kInt32, 2147483647},
+      {2147483648.0, DT::kInt32, 2147483647},
+      {-2147483648.9, DT::kInt32, INT32_MIN},
+      {-2147483649.0, DT::kInt32, INT32_MIN},
+      {4294967295.5, DT::kUint32, 4294967295},
+      {4294967296.0, DT::kUint32, 4294967295},
       {-0.99, DT::kUint32, 0},
       {9223372036854775808.0, DT::kInt64, INT64_MAX},  // 2^63
       {9223372036854774784.0, DT::kInt64, INT64_C(9223372036854774784)},
       {-9223372036854775808.0, DT::kInt64, INT64_MIN},
       {-9223372036854777856.0, DT::kInt64, INT64_MIN},
-      {1e30, DT::kInt64, INT64_MAX}, {-1e30, DT::kInt64, INT64_MIN},
+      {1e30, DT::kInt64, INT64_MAX},
+      {-1e30, DT::kInt64, INT64_MIN},
       {2.9999999999, DT::kInt32, 2},  // directly from the double (ref §7 spirit)
-      {inf, DT::kInt8, 127},         {inf, DT::kUint8, 255},       {inf, DT::kInt16, 32767},
-      {inf, DT::kUint16, 65535},     {inf, DT::kInt32, INT32_MAX}, {inf, DT::kUint32, UINT32_MAX},
+      {inf, DT::kInt8, 127},
+      {inf, DT::kUint8, 255},
+      {inf, DT::kInt16, 32767},
+      {inf, DT::kUint16, 65535},
+      {inf, DT::kInt32, INT32_MAX},
+      {inf, DT::kUint32, UINT32_MAX},
       {inf, DT::kInt64, INT64_MAX},
-      {-inf, DT::kInt8, -128},       {-inf, DT::kUint8, 0},        {-inf, DT::kInt16, -32768},
-      {-inf, DT::kUint16, 0},        {-inf, DT::kInt32, INT32_MIN}, {-inf, DT::kUint32, 0},
+      {-inf, DT::kInt8, -128},
+      {-inf, DT::kUint8, 0},
+      {-inf, DT::kInt16, -32768},
+      {-inf, DT::kUint16, 0},
+      {-inf, DT::kInt32, INT32_MIN},
+      {-inf, DT::kUint32, 0},
       {-inf, DT::kInt64, INT64_MIN},
-      {nan, DT::kInt8, 0},           {nan, DT::kUint8, 0},         {nan, DT::kInt16, 0},
-      {nan, DT::kUint16, 0},         {nan, DT::kInt32, 0},         {nan, DT::kUint32, 0},
-      {nan, DT::kInt64, 0},          {-nan, DT::kInt64, 0},
+      {nan, DT::kInt8, 0},
+      {nan, DT::kUint8, 0},
+      {nan, DT::kInt16, 0},
+      {nan, DT::kUint16, 0},
+      {nan, DT::kInt32, 0},
+      {nan, DT::kUint32, 0},
+      {nan, DT::kInt64, 0},
+      {-nan, DT::kInt64, 0},
   };
   for (const Row& r : rows) {
     const uint64_t width_mask =
@@ -1239,7 +1278,12 @@ TEST(FloatToInt, TruncateSaturate) {
     uint64_t want;
   };
   const U64Row urows[] = {
-      {-1.5, 0}, {nan, 0}, {inf, UINT64_MAX}, {-inf, 0}, {1e30, UINT64_MAX}, {-1e30, 0},
+      {-1.5, 0},
+      {nan, 0},
+      {inf, UINT64_MAX},
+      {-inf, 0},
+      {1e30, UINT64_MAX},
+      {-1e30, 0},
       {9223372036854775808.0, uint64_t{1} << 63},
       {18446744073709549568.0, 18446744073709549568ull},  // 2^64 - 2048
       {18446744073709551616.0, UINT64_MAX},               // 2^64
@@ -1278,7 +1322,7 @@ TEST(FloatToInt, SmallFloatSources) {
   // float8
   EXPECT_EQ(One<int8_t>(uint8_t{0x7E}, DT::kFloat8E4M3FN, DT::kInt8), 127);  // 448
   EXPECT_EQ(One<uint16_t>(uint8_t{0x7E}, DT::kFloat8E4M3FN, DT::kUint16), 448);
-  EXPECT_EQ(One<int32_t>(uint8_t{0x7F}, DT::kFloat8E4M3FN, DT::kInt32), 0);  // NaN
+  EXPECT_EQ(One<int32_t>(uint8_t{0x7F}, DT::kFloat8E4M3FN, DT::kInt32), 0);    // NaN
   EXPECT_EQ(One<int16_t>(uint8_t{0x7C}, DT::kFloat8E5M2, DT::kInt16), 32767);  // Inf
   EXPECT_EQ(One<int16_t>(uint8_t{0xFC}, DT::kFloat8E5M2, DT::kInt16), -32768);
   EXPECT_EQ(One<int32_t>(uint8_t{0x80}, DT::kFloat8E5M2FNUZ, DT::kInt32), 0);  // NaN
@@ -1310,11 +1354,11 @@ TEST(Bool, FromNumbers) {
     uint8_t want;
   };
   const Row rows[] = {
-      {DT::kFloat, 0x7FC00000, 1},          // NaN -> true
-      {DT::kFloat, 0x80000000, 0},          // -0.0 -> false
-      {DT::kFloat, 0x00000001, 1},          // subnormal
-      {DT::kFloat, 0x3F000000, 1},          // 0.5
-      {DT::kFloat, 0xFF800000, 1},          // -Inf
+      {DT::kFloat, 0x7FC00000, 1},  // NaN -> true
+      {DT::kFloat, 0x80000000, 0},  // -0.0 -> false
+      {DT::kFloat, 0x00000001, 1},  // subnormal
+      {DT::kFloat, 0x3F000000, 1},  // 0.5
+      {DT::kFloat, 0xFF800000, 1},  // -Inf
       {DT::kDouble, 0x0000000000000001ull, 1},
       {DT::kDouble, 0x8000000000000000ull, 0},
       {DT::kDouble, 0xFFF8000000000000ull, 1},
@@ -1366,16 +1410,25 @@ TEST(Bool, ToNumbers) {
       {DT::kFloat8E5M2FNUZ, 0x40, 0},
       {DT::kFloat4E2M1, 0x2, 0},
       {DT::kFloat8E8M0, 0x7F, 0x00},
-      {DT::kInt8, 1, 0},   {DT::kUint8, 1, 0},  {DT::kInt16, 1, 0},  {DT::kUint16, 1, 0},
-      {DT::kInt32, 1, 0},  {DT::kUint32, 1, 0}, {DT::kInt64, 1, 0},  {DT::kUint64, 1, 0},
-      {DT::kInt4, 1, 0},   {DT::kUint4, 1, 0},  {DT::kInt2, 1, 0},   {DT::kUint2, 1, 0},
+      {DT::kInt8, 1, 0},
+      {DT::kUint8, 1, 0},
+      {DT::kInt16, 1, 0},
+      {DT::kUint16, 1, 0},
+      {DT::kInt32, 1, 0},
+      {DT::kUint32, 1, 0},
+      {DT::kInt64, 1, 0},
+      {DT::kUint64, 1, 0},
+      {DT::kInt4, 1, 0},
+      {DT::kUint4, 1, 0},
+      {DT::kInt2, 1, 0},
+      {DT::kUint2, 1, 0},
       {DT::kBool, 1, 0},
   };
   for (const Row& r : rows) {
-    EXPECT_EQ(Hex(OneBits(1, DT::kBool, r.to)), Hex(r.true_bits)) << "true -> "
-                                                                   << DataTypeName(r.to);
-    EXPECT_EQ(Hex(OneBits(0, DT::kBool, r.to)), Hex(r.false_bits)) << "false -> "
-                                                                    << DataTypeName(r.to);
+    EXPECT_EQ(Hex(OneBits(1, DT::kBool, r.to)), Hex(r.true_bits))
+        << "true -> " << DataTypeName(r.to);
+    EXPECT_EQ(Hex(OneBits(0, DT::kBool, r.to)), Hex(r.false_bits))
+        << "false -> " << DataTypeName(r.to);
   }
   // sem §2 names bool -> e8m0 explicitly ("true 0x7F, false 0x00"), without the saturate
   // condition of the sem §3 zero rule: false is 0x00 in both modes.
@@ -1429,8 +1482,7 @@ TEST(OneRounding, DoubleToFloat8) {
   EXPECT_EQ(Hex(One<uint8_t>(y, DT::kDouble, DT::kFloat8E4M3FN, Opt(true))), Hex(0x7E));
   // Far outside float32.
   ExpectF8Row(1e300, DT::kDouble, {0x7E, 0x7F, 0x7F, 0x80, 0x7B, 0x7C, 0x7F, 0x80}, "1e300");
-  ExpectF8Row(-1e-300, DT::kDouble, {0x80, 0x80, 0x00, 0x00, 0x80, 0x80, 0x00, 0x00},
-              "-1e-300");
+  ExpectF8Row(-1e-300, DT::kDouble, {0x80, 0x80, 0x00, 0x00, 0x80, 0x80, 0x00, 0x00}, "-1e-300");
   ExpectF8Row(F64(0xFFF8000000000000ull), DT::kDouble,
               {0xFF, 0xFF, 0x80, 0x80, 0xFE, 0xFE, 0x80, 0x80}, "-NaN");
 }
@@ -1441,8 +1493,7 @@ TEST(OneRounding, DoubleToBfloat16) {
   EXPECT_EQ(Hex(One<uint16_t>(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30), DT::kDouble,
                               DT::kBfloat16)),
             Hex(0x3F81));
-  EXPECT_EQ(Hex(One<uint16_t>(1.0 + std::ldexp(1.0, -8), DT::kDouble, DT::kBfloat16)),
-            Hex(0x3F80));
+  EXPECT_EQ(Hex(One<uint16_t>(1.0 + std::ldexp(1.0, -8), DT::kDouble, DT::kBfloat16)), Hex(0x3F80));
   // (2 - 2^-8) * 2^127 - 2^80 is just below the overflow tie -> 0x7F7F (bfloat16 max);
   // float32 rounds it to the tie, which then goes to Inf.
   EXPECT_EQ(Hex(One<uint16_t>(std::ldexp(1.0, 128) - std::ldexp(1.0, 119) - std::ldexp(1.0, 80),
@@ -1461,14 +1512,14 @@ TEST(OneRounding, DoubleToBfloat16) {
 
 TEST(CastLike, HonoursRoundModeAndSaturate) {
   const Bytes three = Raw(std::vector<float>{3.0f, 1.5f});
-  EXPECT_EQ(HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2,
-                             Opt(true, RoundMode::kUp), true)),
-            "81 80");
-  EXPECT_EQ(HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2,
-                             Opt(true, RoundMode::kDown), true)),
-            "80 7f");
-  EXPECT_EQ(HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2,
-                             Opt(true, RoundMode::kNearest), true)),
+  EXPECT_EQ(
+      HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2, Opt(true, RoundMode::kUp), true)),
+      "81 80");
+  EXPECT_EQ(
+      HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2, Opt(true, RoundMode::kDown), true)),
+      "80 7f");
+  EXPECT_EQ(HexBytes(CastRaw(three, DT::kFloat, DT::kFloat8E8M0, 2, Opt(true, RoundMode::kNearest),
+                             true)),
             "81 80");
   // saturate=0 with a zero -> 0xFF (sem §3 [A]).
   EXPECT_EQ(HexBytes(CastRaw(Raw(std::vector<float>{0.0f}), DT::kFloat, DT::kFloat8E8M0, 1,

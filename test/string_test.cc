@@ -30,8 +30,6 @@ using Strings = std::vector<std::string>;
 
 const char kSentinel[] = "<untouched sentinel>";
 
-
-
 // Numbers (raw storage of `count` elements of `st`) -> strings. The output array starts
 // with stale text (strings are assigned, not appended) and one sentinel element after it.
 Strings ToStrings(const Bytes& src, DT st, size_t count) {
@@ -113,8 +111,8 @@ TEST(NumberToString, Float32LegacyConformance) {
   const std::vector<uint32_t> in = {0x3F7A0D04, 0x3F1AD728, 0x3F3D4061, 0x3D208361,
                                     0x3E90CC13, 0x3DF6299D, 0x3E979FB0, 0x3DF32785,
                                     0x3EA2CEB1, 0x3ED41A47, 0x3D835FC3, 0x3F3145DA};
-  const Strings want = {"0.9767611",  "0.6048455",  "0.7392636",  "0.039187793",
-                        "0.28280696", "0.12019656", "0.2961402",  "0.11872772",
+  const Strings want = {"0.9767611",  "0.6048455",  "0.7392636",   "0.039187793",
+                        "0.28280696", "0.12019656", "0.2961402",   "0.11872772",
                         "0.31798318", "0.41426298", "0.064147495", "0.6924721"};
   EXPECT_EQ(ToStrings(Raw(in), DT::kFloat, 12), want);
 }
@@ -138,8 +136,7 @@ TEST(NumberToString, Float16AndFloat64) {
   EXPECT_EQ(ToString1(1e16, DT::kDouble), "1e+16");
   EXPECT_EQ(ToString1(1e-4, DT::kDouble), "0.0001");  // double 1e-4 is >= 1e-4
   EXPECT_EQ(ToString1(123456789.0, DT::kDouble), "123456789.0");
-  EXPECT_EQ(ToString1(std::numeric_limits<double>::max(), DT::kDouble),
-            "1.7976931348623157e+308");
+  EXPECT_EQ(ToString1(std::numeric_limits<double>::max(), DT::kDouble), "1.7976931348623157e+308");
   EXPECT_EQ(ToString1(uint64_t{0xFFF8000000000000ull}, DT::kDouble), "nan");
   EXPECT_EQ(ToString1(-0.0, DT::kDouble), "-0.0");
 }
@@ -204,17 +201,15 @@ TEST(NumberToString, SmallFloats) {
       {DT::kFloat8E8M0, 0x7F, "1.0"},    // sem §2 example
       {DT::kFloat8E8M0, 0x80, "2.0"},
       {DT::kFloat8E8M0, 0x7E, "0.5"},
-      {DT::kFloat8E8M0, 0x7C, "0.1"},   // 0.125: nearest maps [0.09375, 0.1875) to it
-      {DT::kFloat8E8M0, 0x85, "60.0"},  // 64: nearest maps [48, 96) to it
+      {DT::kFloat8E8M0, 0x7C, "0.1"},    // 0.125: nearest maps [0.09375, 0.1875) to it
+      {DT::kFloat8E8M0, 0x85, "60.0"},   // 64: nearest maps [48, 96) to it
       {DT::kFloat8E8M0, 0xFE, "2e+38"},  // 2^127: [1.5*2^126, 1.5*2^127)
       {DT::kFloat8E8M0, 0xFF, "nan"},
   };
   for (const Row& r : rows) {
-    const Bytes src = BitWidth(r.type) == 16
-                          ? Raw(std::vector<uint16_t>{r.bits})
-                          : Bytes{static_cast<uint8_t>(r.bits)};
-    EXPECT_EQ(ToStrings(src, r.type, 1)[0], r.want)
-        << DataTypeName(r.type) << " " << Hex(r.bits);
+    const Bytes src = BitWidth(r.type) == 16 ? Raw(std::vector<uint16_t>{r.bits})
+                                             : Bytes{static_cast<uint8_t>(r.bits)};
+    EXPECT_EQ(ToStrings(src, r.type, 1)[0], r.want) << DataTypeName(r.type) << " " << Hex(r.bits);
   }
   // Packed float4 with an odd count: 0x31 = [0.5, 1.5], 0x07 = [6.0].
   EXPECT_EQ(ToStrings({0x31, 0x07}, DT::kFloat4E2M1, 3), (Strings{"0.5", "1.5", "6.0"}));
@@ -237,10 +232,10 @@ TEST(NumberToString, RoundTripsEverySmallFloat) {
                DT::kFloat8E8M0}) {
     Bytes v;
     for (int c = 0; c < 256; ++c) {
-      const bool nan = t == DT::kFloat8E4M3FN   ? (c & 0x7F) == 0x7F
-                     : t == DT::kFloat8E5M2     ? (c & 0x7F) > 0x7C
-                     : t == DT::kFloat8E8M0     ? c == 0xFF
-                                                : c == 0x80;
+      const bool nan = t == DT::kFloat8E4M3FN ? (c & 0x7F) == 0x7F
+                       : t == DT::kFloat8E5M2 ? (c & 0x7F) > 0x7C
+                       : t == DT::kFloat8E8M0 ? c == 0xFF
+                                              : c == 0x80;
       if (!nan) v.push_back(static_cast<uint8_t>(c));
     }
     const Strings s = ToStrings(v, t, v.size());
@@ -359,9 +354,13 @@ TEST(StringToNumber, Float32CorrectRounding) {
       {"1e39", 0x7F800000},
       {"-1e39", 0xFF800000},
       // Underflow: 2^-150 is the tie between 0 and the smallest subnormal.
-      {"7.00649232162408535461864791644958065640130970938257885878534141944895541342930300743319094181060791015625e-46",
+      {"7."
+       "0064923216240853546186479164495806564013097093825788587853414194489554134293030074331909418"
+       "1060791015625e-46",
        0x00000000},
-      {"7.006492321624085354618647916449580656401309709382578858785341419448955413429303007433190941810607910156250001e-46",
+      {"7."
+       "0064923216240853546186479164495806564013097093825788587853414194489554134293030074331909418"
+       "10607910156250001e-46",
        0x00000001},
       {"1e-45", 0x00000001},
       {"1e-50", 0x00000000},
@@ -434,7 +433,8 @@ TEST(StringToNumber, Float32MatchesStrtofNearTiesAndOnRandomText) {
   for (size_t i = 0; i < texts.size(); ++i) {
     const float want = std::strtof(texts[i].c_str(), nullptr);
     if (Bits(got[i]) != Bits(want) && ++wrong <= 5) {
-      ADD_FAILURE() << '"' << texts[i].substr(0, 40) << "..." << texts[i].substr(texts[i].size() - 12) << "\" -> " << Hex(Bits(got[i]))
+      ADD_FAILURE() << '"' << texts[i].substr(0, 40) << "..."
+                    << texts[i].substr(texts[i].size() - 12) << "\" -> " << Hex(Bits(got[i]))
                     << ", strtof " << Hex(Bits(want));
     }
   }
@@ -449,8 +449,7 @@ TEST(StringToNumber, Float64) {
   const Row rows[] = {
       {"0.1", 0x3FB999999999999Aull},
       {"1.00000000000000011102230246251565404236316680908203125", 0x3FF0000000000000ull},
-      {"1.000000000000000111022302462515654042363166809082031250000001",
-       0x3FF0000000000001ull},
+      {"1.000000000000000111022302462515654042363166809082031250000001", 0x3FF0000000000001ull},
       {"1.5e400", 0x7FF0000000000000ull},  // ref §9.1
       {"-1e-400", 0x8000000000000000ull},  // ref §9.1
       {"4.9406564584124654e-324", 0x0000000000000001ull},
@@ -545,16 +544,14 @@ TEST(StringToNumber, Float8Float4E8M0) {
       {DT::kFloat4E2M1, "-nan", sat, 0x0},
       // float8e8m0 (ref §5.3 rules with sem §3's differences).
       {DT::kFloat8E8M0, "1.5", Opt(true, RoundMode::kNearest), 0x80},
-      {DT::kFloat8E8M0, "1.49999999999999999999999999999999", Opt(true, RoundMode::kNearest),
-       0x7F},
+      {DT::kFloat8E8M0, "1.49999999999999999999999999999999", Opt(true, RoundMode::kNearest), 0x7F},
       {DT::kFloat8E8M0, "1", Opt(true, RoundMode::kUp), 0x7F},
       {DT::kFloat8E8M0, "1.00000000000000000000000000000001", Opt(true, RoundMode::kUp), 0x80},
-      {DT::kFloat8E8M0, "1.99999999999999999999999999999999", Opt(true, RoundMode::kDown),
-       0x7F},
+      {DT::kFloat8E8M0, "1.99999999999999999999999999999999", Opt(true, RoundMode::kDown), 0x7F},
       {DT::kFloat8E8M0, "-4", sat, 0x81},
-      {DT::kFloat8E8M0, "0", sat, 0x00},       // sem §3: zero, saturate=1 clamps to 0x00
-      {DT::kFloat8E8M0, "0", nosat, 0xFF},     // sem §3: zero, saturate=0 -> NaN
-      {DT::kFloat8E8M0, "inf", sat, 0xFE},     // sem §3: Inf, saturate=1 -> 0xFE
+      {DT::kFloat8E8M0, "0", sat, 0x00},    // sem §3: zero, saturate=1 clamps to 0x00
+      {DT::kFloat8E8M0, "0", nosat, 0xFF},  // sem §3: zero, saturate=0 -> NaN
+      {DT::kFloat8E8M0, "inf", sat, 0xFE},  // sem §3: Inf, saturate=1 -> 0xFE
       {DT::kFloat8E8M0, "inf", nosat, 0xFF},
       {DT::kFloat8E8M0, "1e-300", sat, 0x00},  // sem §3: below 2^-127 after rounding
       {DT::kFloat8E8M0, "1e-300", nosat, 0xFF},
@@ -662,9 +659,9 @@ TEST(StringToBool, Rules) {
     uint8_t want;
   };
   const Row rows[] = {
-      {"true", 1}, {"FALSE", 0}, {"True", 1},   {"tRuE", 1},  {"false", 0},
-      {"0", 0},    {"1", 1},     {"-0.0", 0},   {"0.5", 1},   {"2", 1},
-      {"1e-300", 1}, {"nan", 1}, {"inf", 1},    {" 0 ", 0},   {"0e5", 0},
+      {"true", 1},   {"FALSE", 0}, {"True", 1}, {"tRuE", 1}, {"false", 0},
+      {"0", 0},      {"1", 1},     {"-0.0", 0}, {"0.5", 1},  {"2", 1},
+      {"1e-300", 1}, {"nan", 1},   {"inf", 1},  {" 0 ", 0},  {"0e5", 0},
   };
   for (const Row& r : rows) {
     EXPECT_EQ(Hex(Parse1(r.text, DT::kBool)), Hex(r.want)) << '"' << r.text << '"';
@@ -687,18 +684,17 @@ TEST(StringToString, Copies) {
 // ---------------------------------------------------------------------------------------
 
 const char* const kBadNumbers[] = {
-    "abc", "", "0x10", "1.5abc", " ", "1e", "e5", ".", "+", "-", "--1", "+-1", "1.5.2",
-    "1 2", "inf inity", "nanx", "infinit", "0x1p3", "1,5", "1_000", "١",
-    "nan(1)", "infinityx", "1e5.5", "1e+", "e", "1e+-5", "1d5", "0b1", "+ 1", "1e 5",
+    "abc",     "",      "0x10",  "1.5abc", " ",     "1e",     "e5",        ".",
+    "+",       "-",     "--1",   "+-1",    "1.5.2", "1 2",    "inf inity", "nanx",
+    "infinit", "0x1p3", "1,5",   "1_000",  "١",     "nan(1)", "infinityx", "1e5.5",
+    "1e+",     "e",     "1e+-5", "1d5",    "0b1",   "+ 1",    "1e 5",
 };
 
 TEST(ParseError, NamesIndexAndText) {
-  const DT targets[] = {DT::kFloat,         DT::kDouble,     DT::kFloat16,
-                        DT::kBfloat16,      DT::kFloat8E4M3FN, DT::kFloat8E5M2FNUZ,
-                        DT::kFloat4E2M1,    DT::kFloat8E8M0,  DT::kInt8,
-                        DT::kUint8,         DT::kInt32,       DT::kUint64,
-                        DT::kInt64,         DT::kInt4,        DT::kUint2,
-                        DT::kBool};
+  const DT targets[] = {DT::kFloat,        DT::kDouble,         DT::kFloat16,    DT::kBfloat16,
+                        DT::kFloat8E4M3FN, DT::kFloat8E5M2FNUZ, DT::kFloat4E2M1, DT::kFloat8E8M0,
+                        DT::kInt8,         DT::kUint8,          DT::kInt32,      DT::kUint64,
+                        DT::kInt64,        DT::kInt4,           DT::kUint2,      DT::kBool};
   for (DT t : targets) {
     for (const char* bad : kBadNumbers) {
       const Strings src = {"1", "1", bad, "1"};
@@ -708,8 +704,7 @@ TEST(ParseError, NamesIndexAndText) {
       EXPECT_EQ(s.code(), StatusCode::kParseError)
           << DataTypeName(t) << " \"" << bad << "\": " << s.message();
       EXPECT_EQ(s.elements_written(), 2u) << DataTypeName(t) << " \"" << bad << '"';
-      EXPECT_NE(s.message().find('2'), std::string::npos)
-          << "index missing: " << s.message();
+      EXPECT_NE(s.message().find('2'), std::string::npos) << "index missing: " << s.message();
       if (*bad != '\0') {
         EXPECT_NE(s.message().find(bad), std::string::npos) << "text missing: " << s.message();
       }

@@ -30,12 +30,12 @@ using tensorcast::DataType;
 // onnx-reference-semantics.md 4.3, transcribed.
 
 struct Float8Params {
-  int m;              // mantissa bits
+  int m;  // mantissa bits
   int bias;
   uint32_t max_bits;  // float32 bits of MAX
   uint32_t maxb;      // max-finite code without the sign
   bool fnuz;
-  bool has_inf;       // E5M2 only
+  bool has_inf;        // E5M2 only
   uint32_t nan_canon;  // E4M3FN: 0x7F, E5M2: 0x7E (unused for FNUZ)
 };
 
@@ -79,14 +79,22 @@ uint8_t EncodeFloat4(uint32_t bits) {
   float a;
   std::memcpy(&a, &abs_bits, 4);
   uint32_t code;
-  if (a > 5.0f) code = 7;  // includes Inf
-  else if (a <= 0.25f) code = 0;
-  else if (a < 0.75f) code = 1;
-  else if (a <= 1.25f) code = 2;
-  else if (a < 1.75f) code = 3;
-  else if (a <= 2.5f) code = 4;
-  else if (a < 3.5f) code = 5;
-  else code = 6;  // a <= 5.0
+  if (a > 5.0f)
+    code = 7;  // includes Inf
+  else if (a <= 0.25f)
+    code = 0;
+  else if (a < 0.75f)
+    code = 1;
+  else if (a <= 1.25f)
+    code = 2;
+  else if (a < 1.75f)
+    code = 3;
+  else if (a <= 2.5f)
+    code = 4;
+  else if (a < 3.5f)
+    code = 5;
+  else
+    code = 6;  // a <= 5.0
   return static_cast<uint8_t>((s << 3) | code);
 }
 
@@ -104,7 +112,10 @@ const Format kFormats[] = {
     {"FLOAT8E4M3FN", DataType::kFloat8E4M3FN, false, {3, 7, 0x43E00000u, 0x7E, false, false, 0x7F}},
     {"FLOAT8E4M3FNUZ", DataType::kFloat8E4M3FNUZ, false, {3, 8, 0x43700000u, 0x7F, true, false, 0}},
     {"FLOAT8E5M2", DataType::kFloat8E5M2, false, {2, 15, 0x47600000u, 0x7B, false, true, 0x7E}},
-    {"FLOAT8E5M2FNUZ", DataType::kFloat8E5M2FNUZ, false, {2, 16, 0x47600000u, 0x7F, true, false, 0}},
+    {"FLOAT8E5M2FNUZ",
+     DataType::kFloat8E5M2FNUZ,
+     false,
+     {2, 16, 0x47600000u, 0x7F, true, false, 0}},
     {"FLOAT4E2M1", DataType::kFloat4E2M1, true, {}},
 };
 
@@ -145,14 +156,13 @@ void SweepBlocks(const std::vector<Combo>& combos, std::vector<Result>& results,
       Result& result = results[c];
       CastOptions options;
       options.saturate = combo.saturate;
-      const tensorcast::Status status =
-          tensorcast::Cast(src.data(), DataType::kFloat, dst.data(), combo.format->type, kBlock,
-                           options);
+      const tensorcast::Status status = tensorcast::Cast(src.data(), DataType::kFloat, dst.data(),
+                                                         combo.format->type, kBlock, options);
       if (!status.ok()) {
         std::lock_guard<std::mutex> lock(result.mu);
         if (result.error.empty()) {
-          result.error = std::string(tensorcast::StatusCodeName(status.code())) + ": " +
-                         status.message();
+          result.error =
+              std::string(tensorcast::StatusCodeName(status.code())) + ": " + status.message();
         }
         result.checked += kBlock;
         result.mismatches += kBlock;
@@ -199,9 +209,10 @@ int main() {
   std::vector<Result> results(combos.size());
 
   constexpr unsigned kThreads = 2;  // the CI machine has two cores
-  std::printf("sweep_f32_test: all 2^32 float32 inputs -> %zu format x saturate combos, "
-              "%u threads, Highway target %s\n",
-              combos.size(), kThreads, tensorcast::ActiveTargetName());
+  std::printf(
+      "sweep_f32_test: all 2^32 float32 inputs -> %zu format x saturate combos, "
+      "%u threads, Highway target %s\n",
+      combos.size(), kThreads, tensorcast::ActiveTargetName());
   std::fflush(stdout);
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < kThreads; ++t) {
@@ -220,8 +231,8 @@ int main() {
                 ok ? "" : "  FAILED");
     if (!r.error.empty()) std::printf("    Cast error: %s\n", r.error.c_str());
     for (const Mismatch& m : r.first) {
-      std::printf("    float32 0x%08" PRIx32 ": expected 0x%02x, got 0x%02x\n", m.input,
-                  m.expected, m.got);
+      std::printf("    float32 0x%08" PRIx32 ": expected 0x%02x, got 0x%02x\n", m.input, m.expected,
+                  m.got);
     }
     (ok ? passed : failed) += 1;
   }

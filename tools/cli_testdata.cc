@@ -53,8 +53,7 @@ int WriteProto(const std::string& path, const onnx::TensorProto& tp) {
   return WriteBytes(path, bytes);
 }
 
-int WriteFloats(const std::string& path, std::vector<int64_t> dims,
-                std::vector<float> values) {
+int WriteFloats(const std::string& path, std::vector<int64_t> dims, std::vector<float> values) {
   onnx::TensorProto tp;
   tp.set_data_type(static_cast<int>(DataType::kFloat));
   for (int64_t d : dims) tp.add_dims(d);
@@ -109,9 +108,9 @@ int WriteFixtures(const std::string& dir) {
     tp.set_data_type(static_cast<int>(DataType::kFloat));
     tp.add_dims(2);
     tp.add_dims(4);
-    for (float v : {0.5f, -1.5f, 2.25f, 448.0f, -0.0f, 65504.0f,
-                    std::numeric_limits<float>::infinity(),
-                    std::numeric_limits<float>::quiet_NaN()}) {
+    for (float v :
+         {0.5f, -1.5f, 2.25f, 448.0f, -0.0f, 65504.0f, std::numeric_limits<float>::infinity(),
+          std::numeric_limits<float>::quiet_NaN()}) {
       tp.add_float_data(v);
     }
     rc |= WriteProto(dir + "/f32.pb", tp);
@@ -143,7 +142,9 @@ int WriteFixtures(const std::string& dir) {
     rc |= WriteBytes(dir + "/truncated.npy", npy);
   }
   // Field 8 (name, length-delimited) claiming 100 bytes, followed by 3.
-  rc |= WriteBytes(dir + "/corrupt.pb", std::string("\x42\x64" "abc", 5));
+  rc |= WriteBytes(dir + "/corrupt.pb", std::string("\x42\x64"
+                                                    "abc",
+                                                    5));
   rc |= WriteSplitPieces(dir);
   if (::mkdir((dir + "/blocked_1.pb").c_str(), 0777) != 0 && errno != EEXIST) {
     rc |= Check(false, "cannot create " + dir + "/blocked_1.pb");
@@ -166,8 +167,8 @@ int Compare(const std::string& a_path, const std::string& b_path) {
   if (a.bytes != b.bytes) return Check(false, "element bytes differ");
   for (size_t i = 0; i < a.strings.size(); ++i) {
     if (a.strings[i] != b.strings[i]) {
-      return Check(false, "string " + std::to_string(i) + " differs: '" + a.strings[i] +
-                              "' vs '" + b.strings[i] + "'");
+      return Check(false, "string " + std::to_string(i) + " differs: '" + a.strings[i] + "' vs '" +
+                              b.strings[i] + "'");
     }
   }
   return 0;

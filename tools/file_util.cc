@@ -79,9 +79,9 @@ Status InputFile::ReadExact(void* data, size_t n, const char* what) {
   if (r < 0) return IoError("cannot read", path_, errno);
   position_ += static_cast<uint64_t>(r);
   if (static_cast<size_t>(r) != n) {
-    return Status(StatusCode::kInvalidArgument,
-                  "truncated file '" + path_ + "': " + std::to_string(r) + " of " +
-                      std::to_string(n) + " bytes of " + what);
+    return Status(StatusCode::kInvalidArgument, "truncated file '" + path_ +
+                                                    "': " + std::to_string(r) + " of " +
+                                                    std::to_string(n) + " bytes of " + what);
   }
   return Status::Ok();
 }
@@ -104,8 +104,8 @@ Status WriteFileAtomic(const std::string& path, std::initializer_list<ByteSpan> 
   if (base.empty()) {
     return Status(StatusCode::kInvalidArgument, "output path '" + path + "' names a directory");
   }
-  std::string temp = (slash == std::string::npos ? std::string() : dir) + "." + base +
-                     kTempFileMarker + "XXXXXX";
+  std::string temp =
+      (slash == std::string::npos ? std::string() : dir) + "." + base + kTempFileMarker + "XXXXXX";
   std::vector<char> templ(temp.begin(), temp.end());
   templ.push_back('\0');
   const int fd = ::mkstemp(templ.data());

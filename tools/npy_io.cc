@@ -63,34 +63,40 @@ bool ParseDescr(const std::string& descr, NpyDtype* out, std::string* why) {
   size_t itemsize = size;
   switch (kind) {
     case 'f':
-      type = size == 2 ? DataType::kFloat16 : size == 4 ? DataType::kFloat
-             : size == 8 ? DataType::kDouble : DataType::kUndefined;
+      type = size == 2   ? DataType::kFloat16
+             : size == 4 ? DataType::kFloat
+             : size == 8 ? DataType::kDouble
+                         : DataType::kUndefined;
       break;
     case 'i':
-      type = size == 1 ? DataType::kInt8 : size == 2 ? DataType::kInt16
-             : size == 4 ? DataType::kInt32 : size == 8 ? DataType::kInt64 : DataType::kUndefined;
+      type = size == 1   ? DataType::kInt8
+             : size == 2 ? DataType::kInt16
+             : size == 4 ? DataType::kInt32
+             : size == 8 ? DataType::kInt64
+                         : DataType::kUndefined;
       break;
     case 'u':
-      type = size == 1 ? DataType::kUint8 : size == 2 ? DataType::kUint16
-             : size == 4 ? DataType::kUint32 : size == 8 ? DataType::kUint64
-             : DataType::kUndefined;
+      type = size == 1   ? DataType::kUint8
+             : size == 2 ? DataType::kUint16
+             : size == 4 ? DataType::kUint32
+             : size == 8 ? DataType::kUint64
+                         : DataType::kUndefined;
       break;
-    case 'b':
-      type = size == 1 ? DataType::kBool : DataType::kUndefined;
-      break;
+    case 'b': type = size == 1 ? DataType::kBool : DataType::kUndefined; break;
     case 'c':
-      type = size == 8 ? DataType::kComplex64 : size == 16 ? DataType::kComplex128
-             : DataType::kUndefined;
+      type = size == 8    ? DataType::kComplex64
+             : size == 16 ? DataType::kComplex128
+                          : DataType::kUndefined;
       break;
     case 'U':
       type = DataType::kString;
       itemsize = size * 4;  // UTF-32 code units
       break;
-    default:
-      break;
+    default: break;
   }
   if (type == DataType::kUndefined) {
-    *why = "dtype '" + descr + "' is not supported (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 "
+    *why = "dtype '" + descr +
+           "' is not supported (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 "
            "u8 b1 c8 c16 and <U unicode strings)";
     return false;
   }
@@ -167,8 +173,8 @@ class HeaderParser {
     return false;
   }
   void SkipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r')) {
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -197,8 +203,14 @@ class HeaderParser {
     return true;
   }
   bool ParseBool(bool* out) {
-    if (ParseWord("True")) { *out = true; return true; }
-    if (ParseWord("False")) { *out = false; return true; }
+    if (ParseWord("True")) {
+      *out = true;
+      return true;
+    }
+    if (ParseWord("False")) {
+      *out = false;
+      return true;
+    }
     return false;
   }
   bool ParseInt(int64_t* out) {
@@ -244,11 +256,20 @@ bool ForEachCodePoint(std::string_view s, Emit emit) {
     const auto b0 = static_cast<unsigned char>(s[i]);
     uint32_t cp;
     size_t len;
-    if (b0 < 0x80) { cp = b0; len = 1; }
-    else if ((b0 & 0xE0) == 0xC0) { cp = b0 & 0x1F; len = 2; }
-    else if ((b0 & 0xF0) == 0xE0) { cp = b0 & 0x0F; len = 3; }
-    else if ((b0 & 0xF8) == 0xF0) { cp = b0 & 0x07; len = 4; }
-    else return false;
+    if (b0 < 0x80) {
+      cp = b0;
+      len = 1;
+    } else if ((b0 & 0xE0) == 0xC0) {
+      cp = b0 & 0x1F;
+      len = 2;
+    } else if ((b0 & 0xF0) == 0xE0) {
+      cp = b0 & 0x0F;
+      len = 3;
+    } else if ((b0 & 0xF8) == 0xF0) {
+      cp = b0 & 0x07;
+      len = 4;
+    } else
+      return false;
     if (i + len > s.size()) return false;
     for (size_t k = 1; k < len; ++k) {
       const auto b = static_cast<unsigned char>(s[i + k]);
@@ -356,14 +377,14 @@ Status ReadNpy(const std::string& path, Tensor* out) {
     if (!s.ok()) return s;
     header_len = LoadU32LE(prelude + 8);
   } else {
-    return NpyError(path, "unsupported format version " + std::to_string(major) + "." +
-                              std::to_string(minor));
+    return NpyError(
+        path, "unsupported format version " + std::to_string(major) + "." + std::to_string(minor));
   }
   if (header_len > file.remaining()) {
-    return Status(StatusCode::kInvalidArgument,
-                  "truncated file '" + path + "': the .npy header needs " +
-                      std::to_string(header_len) + " bytes, " +
-                      std::to_string(file.remaining()) + " remain");
+    return Status(StatusCode::kInvalidArgument, "truncated file '" + path +
+                                                    "': the .npy header needs " +
+                                                    std::to_string(header_len) + " bytes, " +
+                                                    std::to_string(file.remaining()) + " remain");
   }
   std::string header(header_len, '\0');
   s = file.ReadExact(header.data(), header.size(), "the .npy header");
@@ -385,8 +406,8 @@ Status ReadNpy(const std::string& path, Tensor* out) {
   const size_t data_bytes = count * dtype.itemsize;
   if (data_bytes > file.remaining()) {  // checked before allocating what the shape asks for
     return Status(StatusCode::kInvalidArgument,
-                  "truncated file '" + path + "': shape " + ShapeString(shape) + " of '" +
-                      descr + "' needs " + std::to_string(data_bytes) + " data bytes, only " +
+                  "truncated file '" + path + "': shape " + ShapeString(shape) + " of '" + descr +
+                      "' needs " + std::to_string(data_bytes) + " data bytes, only " +
                       std::to_string(file.remaining()) + " follow the header");
   }
   Tensor t;
@@ -413,8 +434,8 @@ Status ReadNpy(const std::string& path, Tensor* out) {
         str.reserve(len);
         for (size_t k = 0; k < len; ++k) {
           if (!AppendUtf8(LoadU32LE(e + k * 4), &str)) {
-            return NpyError(path, "element " + std::to_string(i) +
-                                      " holds an invalid unicode code point");
+            return NpyError(
+                path, "element " + std::to_string(i) + " holds an invalid unicode code point");
           }
         }
       }
@@ -433,9 +454,8 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
     for (size_t i = 0; i < t.count; ++i) {
       size_t n = 0;
       if (!ForEachCodePoint(t.strings[i], [&n](uint32_t) { ++n; })) {
-        return Status(StatusCode::kInvalidArgument,
-                      "cannot write '" + path + "': string element " + std::to_string(i) +
-                          " is not valid UTF-8");
+        return Status(StatusCode::kInvalidArgument, "cannot write '" + path + "': string element " +
+                                                        std::to_string(i) + " is not valid UTF-8");
       }
       if (n > width) width = n;
     }
@@ -460,8 +480,8 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
     descr = d;
   }
 
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                     ShapeTuple(t.dims) + ", }";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + ShapeTuple(t.dims) + ", }";
   // Version 1.0 unless the header length does not fit its 16-bit field.
   size_t prelude = kMagicLen + 2 + 2;
   size_t total = prelude + dict.size() + 1;

@@ -107,8 +107,8 @@ Status ReadPb(const std::string& path, Tensor* out) {
   if (tp.has_segment()) return PbError(path, "segmented tensors are not supported");
   const auto type = static_cast<DataType>(tp.data_type());
   if (!IsValidDataType(type)) {
-    return PbError(path, "data_type " + std::to_string(tp.data_type()) +
-                             " is not an ONNX element type");
+    return PbError(path,
+                   "data_type " + std::to_string(tp.data_type()) + " is not an ONNX element type");
   }
   const std::vector<int64_t> dims(tp.dims().begin(), tp.dims().end());
   size_t count = 0;

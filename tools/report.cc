@@ -34,11 +34,11 @@ constexpr int kRuns = 3;
 // Built-in input: a fixed-seed mix shaped like neural-network weights and activations.
 
 constexpr uint64_t kSeed = 0x7E45C0A57ull;
-constexpr size_t kBlock = 4096;             // values sharing one scale (a "channel")
-constexpr double kSpecialShare = 1e-5;      // +-0, subnormals, +-Inf, NaN
-constexpr double kOutlierShare = 1e-4;      // +-1e3 .. 1e6
-constexpr double kLaplaceShare = 0.05;      // Laplace(0, 1) x block scale
-constexpr double kStudentShare = 0.05;      // Student-t(3) x block scale
+constexpr size_t kBlock = 4096;         // values sharing one scale (a "channel")
+constexpr double kSpecialShare = 1e-5;  // +-0, subnormals, +-Inf, NaN
+constexpr double kOutlierShare = 1e-4;  // +-1e3 .. 1e6
+constexpr double kLaplaceShare = 0.05;  // Laplace(0, 1) x block scale
+constexpr double kStudentShare = 0.05;  // Student-t(3) x block scale
 // The rest: N(0, 1) x block scale. Half of the blocks are "weights" (scale log-uniform in
 // [0.005, 0.1]), half "activations" (log-uniform in [0.5, 8]).
 
@@ -84,10 +84,14 @@ class Random {
 };
 
 void GenerateSample(size_t n, float* out) {
-  constexpr float kSpecials[] = {
-      0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), -1.0e-40f, 5.0e-39f,
-      std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-      std::numeric_limits<float>::quiet_NaN()};
+  constexpr float kSpecials[] = {0.0f,
+                                 -0.0f,
+                                 std::numeric_limits<float>::denorm_min(),
+                                 -1.0e-40f,
+                                 5.0e-39f,
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN()};
   constexpr size_t kNumSpecials = sizeof(kSpecials) / sizeof(kSpecials[0]);
   Random rng(kSeed);
   size_t next_special = 0;
@@ -115,12 +119,13 @@ void GenerateSample(size_t n, float* out) {
 
 std::string SampleDescription() {
   const double normal = 1 - kSpecialShare - kOutlierShare - kLaplaceShare - kStudentShare;
-  return Format("built-in sample (seed 0x%llx): %.3f%% N(0,1), %g%% "
-                "Laplace, %g%% Student-t(3), each x a per-%zu-block scale (weights "
-                "0.005-0.1, activations 0.5-8); %g%% outliers +-1e3..1e6; %g%% specials "
-                "(+-0, subnormals, +-Inf, NaN)",
-                static_cast<unsigned long long>(kSeed), normal * 100, kLaplaceShare * 100,
-                kStudentShare * 100, kBlock, kOutlierShare * 100, kSpecialShare * 100);
+  return Format(
+      "built-in sample (seed 0x%llx): %.3f%% N(0,1), %g%% "
+      "Laplace, %g%% Student-t(3), each x a per-%zu-block scale (weights "
+      "0.005-0.1, activations 0.5-8); %g%% outliers +-1e3..1e6; %g%% specials "
+      "(+-0, subnormals, +-Inf, NaN)",
+      static_cast<unsigned long long>(kSeed), normal * 100, kLaplaceShare * 100,
+      kStudentShare * 100, kBlock, kOutlierShare * 100, kSpecialShare * 100);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -194,7 +199,8 @@ struct Range {
 Status TypeRange(DataType type, Range* range) {
   *range = Range();
   switch (type) {
-    case DataType::kDouble: case DataType::kString: return Status::Ok();
+    case DataType::kDouble:
+    case DataType::kString: return Status::Ok();
     case DataType::kInt32: *range = {-0x1p31, 0x1p31 - 1}; return Status::Ok();
     case DataType::kUint32: *range = {0, 0x1p32 - 1}; return Status::Ok();
     case DataType::kInt64: *range = {-0x1p63, 0x1p63}; return Status::Ok();
@@ -267,17 +273,17 @@ RoundTrip CompareRoundTrip(const float* x, const float* y, size_t n, const Range
 
 struct Row {
   DataType type = DataType::kUndefined;
-  size_t count = 0;        // values measured (STRING: a slice)
+  size_t count = 0;  // values measured (STRING: a slice)
   double to_gbs = 0, to_memcpy = 0, from_gbs = 0, from_memcpy = 0;
   RoundTrip rt;
 };
 
 // Buffers shared by all rows, allocated (and touched) once.
 struct Buffers {
-  std::vector<float> src;         // the input
+  std::vector<float> src;          // the input
   std::vector<unsigned char> mid;  // FLOAT -> T, up to 8 bytes per value
-  std::vector<float> back;        // T -> FLOAT
-  std::vector<std::string> text;  // FLOAT -> STRING, the slice
+  std::vector<float> back;         // T -> FLOAT
+  std::vector<std::string> text;   // FLOAT -> STRING, the slice
 };
 
 double GBs(size_t bytes, double seconds) { return static_cast<double>(bytes) / seconds / 1e9; }
@@ -320,12 +326,14 @@ Status MeasureRow(Buffers& buf, Row* row) {
 // Every castable type except FLOAT: floats first, then integers, bool, string.
 std::vector<DataType> TargetTypes() {
   std::vector<DataType> order = {
-      DataType::kFloat16, DataType::kBfloat16, DataType::kDouble, DataType::kFloat8E4M3FN,
-      DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2, DataType::kFloat8E5M2FNUZ,
-      DataType::kFloat8E8M0, DataType::kFloat4E2M1, DataType::kInt8, DataType::kInt16,
-      DataType::kInt32, DataType::kInt64, DataType::kUint8, DataType::kUint16,
-      DataType::kUint32, DataType::kUint64, DataType::kInt4, DataType::kUint4,
-      DataType::kInt2, DataType::kUint2, DataType::kBool, DataType::kString};
+      DataType::kFloat16,        DataType::kBfloat16,       DataType::kDouble,
+      DataType::kFloat8E4M3FN,   DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
+      DataType::kFloat8E5M2FNUZ, DataType::kFloat8E8M0,     DataType::kFloat4E2M1,
+      DataType::kInt8,           DataType::kInt16,          DataType::kInt32,
+      DataType::kInt64,          DataType::kUint8,          DataType::kUint16,
+      DataType::kUint32,         DataType::kUint64,         DataType::kInt4,
+      DataType::kUint4,          DataType::kInt2,           DataType::kUint2,
+      DataType::kBool,           DataType::kString};
   for (int code = 1; code <= kMaxDataTypeCode; ++code) {  // any type added later
     const auto t = static_cast<DataType>(code);
     if (IsCastable(t) && t != DataType::kFloat &&
@@ -339,8 +347,9 @@ std::vector<DataType> TargetTypes() {
 std::string Number(double v) { return v == 0 ? "0" : Format("%.3g", v); }
 
 std::string Percent(size_t part, size_t whole) {
-  return whole == 0 ? "-" : Format("%.4f", 100.0 * static_cast<double>(part) /
-                                               static_cast<double>(whole));
+  return whole == 0
+             ? "-"
+             : Format("%.4f", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
 // Loads IN as float32 values (converted with tensorcast::Cast), at most `limit` of them.
@@ -356,8 +365,8 @@ Status LoadInput(const std::string& path, size_t limit, std::vector<float>* out,
     return Status(s.code(), "cannot convert '" + path + "' from " + DataTypeName(t.type) +
                                 " to FLOAT: " + s.message());
   }
-  *description = Format("'%s', %s %s", path.c_str(), DataTypeName(t.type),
-                        ShapeString(t.dims).c_str());
+  *description =
+      Format("'%s', %s %s", path.c_str(), DataTypeName(t.type), ShapeString(t.dims).c_str());
   if (t.type != DataType::kFloat) *description += " converted to FLOAT";
   if (n < t.count) *description += Format(", first %zu of %zu values", n, t.count);
   return Status::Ok();
@@ -440,8 +449,8 @@ int RunReport(const std::vector<std::string>& args) {
     const std::string bits = BitWidth(t) ? std::to_string(BitWidth(t)) : "-";
     if (!s.ok()) {
       if (failures++ == 0) {
-        first_error = std::string("Cast between FLOAT and ") + DataTypeName(t) + " failed: " +
-                      StatusCodeName(s.code()) + ": " + s.message();
+        first_error = std::string("Cast between FLOAT and ") + DataTypeName(t) +
+                      " failed: " + StatusCodeName(s.code()) + ": " + s.message();
       }
       table.AddRow({DataTypeName(t), bits, "-", "-", "-", "-", "-", "-", "-", "-",
                     std::string("FAILED: ") + s.message()});
@@ -452,10 +461,10 @@ int RunReport(const std::vector<std::string>& args) {
       note = "text bytes counted";
       if (row.count < n) note += Format("; first %zu values only", row.count);
     }
-    table.AddRow({DataTypeName(t), bits, Format("%.2f", row.to_gbs),
-                  Format("%.3g", row.to_memcpy), Format("%.2f", row.from_gbs),
-                  Format("%.3g", row.from_memcpy), Number(row.rt.max_abs),
-                  Number(row.rt.max_rel), Percent(row.rt.out_of_range, row.rt.finite),
+    table.AddRow({DataTypeName(t), bits, Format("%.2f", row.to_gbs), Format("%.3g", row.to_memcpy),
+                  Format("%.2f", row.from_gbs), Format("%.3g", row.from_memcpy),
+                  Number(row.rt.max_abs), Number(row.rt.max_rel),
+                  Percent(row.rt.out_of_range, row.rt.finite),
                   Percent(row.rt.flushed, row.rt.finite), note});
   }
   table.Print(stdout);

@@ -48,8 +48,10 @@ int ParseSizes(const std::string& value, std::vector<int64_t>* sizes) {
         value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     int64_t size = 0;
     if (!ParseInt64(item, &size)) {
-      return Fail(kExitUsage, "--sizes takes a comma-separated list of integers such as 2,3,1, "
-                              "not '" + value + "' (bad entry '" + item + "')");
+      return Fail(kExitUsage,
+                  "--sizes takes a comma-separated list of integers such as 2,3,1, "
+                  "not '" +
+                      value + "' (bad entry '" + item + "')");
     }
     if (size < 0) {
       return Fail(kExitUsage, "--sizes: entry " + std::to_string(sizes->size()) + " is " +
@@ -106,8 +108,7 @@ void RemoveAll(const std::vector<std::string>& paths) {
 
 // Reserves a unique temporary name next to `final_path` that keeps its extension:
 // "<dir>/.<name>.tensorcast-tmp-XXXXXX<ext>". The file exists (empty) on success.
-Status ReserveTempName(const std::string& final_path, const std::string& ext,
-                       std::string* temp) {
+Status ReserveTempName(const std::string& final_path, const std::string& ext, std::string* temp) {
   const size_t slash = final_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
@@ -118,8 +119,7 @@ Status ReserveTempName(const std::string& final_path, const std::string& ext,
   if (fd < 0) {
     const int err = errno;
     return Status(StatusCode::kInvalidArgument,
-                  "cannot create a temporary file for '" + final_path + "': " +
-                      std::strerror(err));
+                  "cannot create a temporary file for '" + final_path + "': " + std::strerror(err));
   }
   ::close(fd);
   *temp = templ.data();
@@ -127,8 +127,8 @@ Status ReserveTempName(const std::string& final_path, const std::string& ext,
 }
 
 // Writes every tensor to its path, all or nothing (see the file comment).
-Status WriteAllOrNothing(const std::vector<std::string>& paths,
-                         const std::vector<Tensor>& tensors, const std::string& ext) {
+Status WriteAllOrNothing(const std::vector<std::string>& paths, const std::vector<Tensor>& tensors,
+                         const std::string& ext) {
   std::vector<std::string> staged;
   staged.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -154,12 +154,12 @@ Status WriteAllOrNothing(const std::vector<std::string>& paths,
                                           staged.end());
       RemoveAll(renamed);
       RemoveAll(left);
-      return Status(StatusCode::kInvalidArgument,
-                    "cannot write '" + paths[i] + "': " + std::strerror(err) +
-                        (i == 0   ? std::string(" (no output was written)")
-                         : i == 1 ? std::string(" (removed output 0, already written)")
-                                  : " (removed outputs 0-" + std::to_string(i - 1) +
-                                        ", already written)"));
+      return Status(
+          StatusCode::kInvalidArgument,
+          "cannot write '" + paths[i] + "': " + std::strerror(err) +
+              (i == 0   ? std::string(" (no output was written)")
+               : i == 1 ? std::string(" (removed output 0, already written)")
+                        : " (removed outputs 0-" + std::to_string(i - 1) + ", already written)"));
     }
   }
   return Status::Ok();
@@ -211,10 +211,9 @@ int RunSplit(const std::vector<std::string>& args) {
     }
   }
   if (have_sizes == have_num_outputs) {
-    return Fail(kExitUsage, have_sizes
-                                ? "split takes --sizes or --num-outputs, not both"
-                                : "split needs --sizes a,b,... or --num-outputs N "
-                                  "(see tensorcast --help)");
+    return Fail(kExitUsage, have_sizes ? "split takes --sizes or --num-outputs, not both"
+                                       : "split needs --sizes a,b,... or --num-outputs N "
+                                         "(see tensorcast --help)");
   }
   if (files.size() != 2) {
     return Fail(kExitUsage, "split needs an input file and an output prefix (got " +
@@ -265,8 +264,8 @@ int RunSplit(const std::vector<std::string>& args) {
             out_sizes.size(), pointers.data());
   if (!s.ok()) {
     return Fail(kExitRuntime, "cannot split '" + in + "' (" + DataTypeName(src.type) + " " +
-                                  ShapeString(src.dims) + "): " + StatusCodeName(s.code()) +
-                                  ": " + s.message());
+                                  ShapeString(src.dims) + "): " + StatusCodeName(s.code()) + ": " +
+                                  s.message());
   }
 
   std::vector<std::string> paths(outputs.size());

@@ -58,9 +58,9 @@ Status ShapeElementCount(const std::vector<int64_t>& dims, size_t* count) {
 
 Status AllocateTensor(DataType type, std::vector<int64_t> dims, Tensor* t) {
   if (!IsValidDataType(type)) {
-    return Status(StatusCode::kUnsupported,
-                  std::string("tensors of type ") + DataTypeName(type) + " (" +
-                      std::to_string(static_cast<int>(type)) + ") are not supported");
+    return Status(StatusCode::kUnsupported, std::string("tensors of type ") + DataTypeName(type) +
+                                                " (" + std::to_string(static_cast<int>(type)) +
+                                                ") are not supported");
   }
   size_t count = 0;
   Status s = ShapeElementCount(dims, &count);
@@ -102,8 +102,7 @@ Status FormatFromPath(const std::string& path, FileFormat* format) {
     *format = FileFormat::kPb;
   } else {
     return Status(StatusCode::kInvalidArgument,
-                  "unsupported file extension in '" + path +
-                      "' (expected .npy or .pb)");
+                  "unsupported file extension in '" + path + "' (expected .npy or .pb)");
   }
   return Status::Ok();
 }
@@ -111,17 +110,26 @@ Status FormatFromPath(const std::string& path, FileFormat* format) {
 Status CheckFormatCanHold(FileFormat format, DataType type, const std::string& path) {
   if (format == FileFormat::kPb) return Status::Ok();
   switch (type) {
-    case DataType::kFloat: case DataType::kDouble: case DataType::kFloat16:
-    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
-    case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
-    case DataType::kUint64: case DataType::kBool: case DataType::kString:
-    case DataType::kComplex64: case DataType::kComplex128:
-      return Status::Ok();
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kFloat16:
+    case DataType::kInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kInt64:
+    case DataType::kUint8:
+    case DataType::kUint16:
+    case DataType::kUint32:
+    case DataType::kUint64:
+    case DataType::kBool:
+    case DataType::kString:
+    case DataType::kComplex64:
+    case DataType::kComplex128: return Status::Ok();
     default:
-      return Status(StatusCode::kUnsupported,
-                    std::string("numpy has no dtype for ") + DataTypeName(type) +
-                        ", so it cannot be written to '" + path +
-                        "'; write a .pb (onnx.TensorProto) file instead");
+      return Status(StatusCode::kUnsupported, std::string("numpy has no dtype for ") +
+                                                  DataTypeName(type) +
+                                                  ", so it cannot be written to '" + path +
+                                                  "'; write a .pb (onnx.TensorProto) file instead");
   }
 }
 

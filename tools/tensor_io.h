@@ -27,11 +27,11 @@ namespace cli {
 
 struct Tensor {
   DataType type = DataType::kUndefined;
-  std::vector<int64_t> dims;          // empty for a scalar
-  size_t count = 0;                   // number of elements: product of dims
-  std::vector<unsigned char> bytes;   // numeric and bool elements
-  std::vector<std::string> strings;   // STRING elements
-  std::string name;                   // TensorProto.name, kept from .pb to .pb
+  std::vector<int64_t> dims;         // empty for a scalar
+  size_t count = 0;                  // number of elements: product of dims
+  std::vector<unsigned char> bytes;  // numeric and bool elements
+  std::vector<std::string> strings;  // STRING elements
+  std::string name;                  // TensorProto.name, kept from .pb to .pb
 
   const void* data() const;
   void* data();

@@ -140,8 +140,8 @@ int RunCast(const std::vector<std::string>& args) {
       if (int rc = ParseSaturate(value, &options.saturate)) return rc;
     } else {
       Status s = ParseRoundMode(value, &options.round_mode);
-      if (!s.ok()) return Fail(kExitUsage, "--round-mode takes up, down or nearest, not '" +
-                                               value + "'");
+      if (!s.ok())
+        return Fail(kExitUsage, "--round-mode takes up, down or nearest, not '" + value + "'");
     }
   }
   if (to_text.empty()) return Fail(kExitUsage, "cast needs --to TYPE (see tensorcast --help)");
@@ -203,14 +203,15 @@ int RunTypes(const std::vector<std::string>& args) {
       storage = Format("%d byte%s", bits / 8, bits == 8 ? "" : "s");
     }
     if (!IsCastable(t)) storage += "; not castable (storage only)";
-    types.AddRow({std::to_string(code), DataTypeName(t), bits ? std::to_string(bits) : "-",
-                  storage});
+    types.AddRow(
+        {std::to_string(code), DataTypeName(t), bits ? std::to_string(bits) : "-", storage});
   }
   types.Print(stdout);
 
   // Probe every pair with one element: x = converts, . = rejected as unsupported, ! = failed.
-  std::printf("\nCast pairs (row: source type, column: target code; x = supported, "
-              ". = rejected, ! = failed)\n\n");
+  std::printf(
+      "\nCast pairs (row: source type, column: target code; x = supported, "
+      ". = rejected, ! = failed)\n\n");
   std::string line = Format("%-16s", "");
   for (int to = 1; to <= kMaxDataTypeCode; ++to) line += Format("%3d", to);
   std::printf("%s\n", line.c_str());
@@ -224,15 +225,14 @@ int RunTypes(const std::vector<std::string>& args) {
       const auto dst_type = static_cast<DataType>(to);
       unsigned char src_bytes[16] = {}, dst_bytes[16] = {};
       std::string src_string = "0", dst_string;
-      const void* src = src_type == DataType::kString ? static_cast<const void*>(&src_string)
-                                                      : src_bytes;
+      const void* src =
+          src_type == DataType::kString ? static_cast<const void*>(&src_string) : src_bytes;
       void* dst = dst_type == DataType::kString ? static_cast<void*>(&dst_string) : dst_bytes;
       const Status s = Cast(src, src_type, dst, dst_type, 1);
       char mark = 'x';
       if (s.ok()) {
         ++supported;
-      } else if (s.code() == StatusCode::kUnsupported ||
-                 s.code() == StatusCode::kInvalidArgument) {
+      } else if (s.code() == StatusCode::kUnsupported || s.code() == StatusCode::kInvalidArgument) {
         mark = '.';
       } else {
         mark = '!';

@@ -37,8 +37,8 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
 
 // ONNX CastLike: Cast to the element type of a second tensor (`like_type`); the second
 // tensor's values and shape are not used. Unlike onnx.reference, round_mode is honoured.
-Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type,
-                size_t count, const CastOptions& options = {});
+Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
+                const CastOptions& options = {});
 
 // Opset-specific attribute handling.
 // Checks that Cast (or CastLike when `cast_like` is true) of `opset` accepts the pair:

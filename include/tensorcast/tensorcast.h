@@ -4,8 +4,8 @@
 
 #include "tensorcast/cast.h"       // IWYU pragma: export
 #include "tensorcast/data_type.h"  // IWYU pragma: export
-#include "tensorcast/status.h"     // IWYU pragma: export
 #include "tensorcast/split.h"      // IWYU pragma: export
+#include "tensorcast/status.h"     // IWYU pragma: export
 #include "tensorcast/version.h"    // IWYU pragma: export (generated from the project() version)
 
 #endif  // TENSORCAST_TENSORCAST_H_

@@ -117,16 +117,20 @@ typedef enum tc_data_type {
 /* Status codes, returned as int. 0..5 are tensorcast::StatusCode. */
 typedef enum tc_status {
   TC_OK = 0,
-  TC_INVALID_ARGUMENT = 1,  /* null pointer, unknown type code, bad option, bad Split sizes */
-  TC_UNSUPPORTED = 2,       /* a type or pair the operation does not accept (complex in Cast) */
-  TC_PARSE_ERROR = 3,       /* a string element that is not a number; see elements_written */
-  TC_OVERFLOW = 4,          /* a byte count that does not fit in size_t */
-  TC_INTERNAL = 5,          /* out of memory, or a bug */
-  TC_BUFFER_TOO_SMALL = 6   /* C API only: a tc_string_arena too small; see arena->size */
+  TC_INVALID_ARGUMENT = 1, /* null pointer, unknown type code, bad option, bad Split sizes */
+  TC_UNSUPPORTED = 2,      /* a type or pair the operation does not accept (complex in Cast) */
+  TC_PARSE_ERROR = 3,      /* a string element that is not a number; see elements_written */
+  TC_OVERFLOW = 4,         /* a byte count that does not fit in size_t */
+  TC_INTERNAL = 5,         /* out of memory, or a bug */
+  TC_BUFFER_TOO_SMALL = 6  /* C API only: a tc_string_arena too small; see arena->size */
 } tc_status;
 
 /* Cast-24 `round_mode`, for FLOAT8E8M0 targets (ignored by other targets). */
-typedef enum tc_round_mode { TC_ROUND_UP = 0, TC_ROUND_DOWN = 1, TC_ROUND_NEAREST = 2 } tc_round_mode;
+typedef enum tc_round_mode {
+  TC_ROUND_UP = 0,
+  TC_ROUND_DOWN = 1,
+  TC_ROUND_NEAREST = 2
+} tc_round_mode;
 
 /* Length argument meaning "the text is NUL-terminated". */
 #define TC_NUL_TERMINATED ((size_t)-1)
@@ -141,7 +145,8 @@ typedef struct tc_error {
   size_t message_capacity; /* in: bytes at message, NUL included */
 } tc_error;
 
-#define TC_ERROR_INIT(buffer, capacity) {TC_OK, 0, 0, (buffer), (capacity)}
+#define TC_ERROR_INIT(buffer, capacity) \
+  { TC_OK, 0, 0, (buffer), (capacity) }
 
 /* One string element: `size` bytes at `data` (no NUL needed; data may be NULL if size 0). */
 typedef struct tc_string_view {
@@ -220,7 +225,8 @@ typedef struct tc_split_attributes {
   size_t output_count; /* outputs of the node (>= 1): entries written to sizes_out */
 } tc_split_attributes;
 
-#define TC_SPLIT_ATTRIBUTES_INIT {18, 0, 0, NULL, 0, 0, 0, 0}
+#define TC_SPLIT_ATTRIBUTES_INIT \
+  { 18, 0, 0, NULL, 0, 0, 0, 0 }
 
 /* Writes the extent of each output along the axis to sizes_out[0..output_count) for an
  * input of shape shape[0..rank), by the rules of the Split version that `opset` runs

@@ -54,7 +54,7 @@ struct Table {
   CastKernel by_pair[kCodes][kCodes] = {};
   Table() {
     for (auto* family : {&FloatKernelRows, &IntKernelRows, &IntFloatKernelRows, &Float8KernelRows,
-                          &SubbyteKernelRows}) {
+                         &SubbyteKernelRows}) {
       size_t n = 0;
       const KernelRow* r = family(&n);
       rows.insert(rows.end(), r, r + n);
@@ -90,12 +90,19 @@ using Decoder = void (*)(const void* src, void* dst, size_t count);
 
 bool IsInteger(DataType t) {
   switch (t) {
-    case DataType::kInt8: case DataType::kUint8: case DataType::kInt16: case DataType::kUint16:
-    case DataType::kInt32: case DataType::kUint32: case DataType::kInt64: case DataType::kUint64:
-    case DataType::kInt4: case DataType::kUint4: case DataType::kInt2: case DataType::kUint2:
-      return true;
-    default:
-      return false;
+    case DataType::kInt8:
+    case DataType::kUint8:
+    case DataType::kInt16:
+    case DataType::kUint16:
+    case DataType::kInt32:
+    case DataType::kUint32:
+    case DataType::kInt64:
+    case DataType::kUint64:
+    case DataType::kInt4:
+    case DataType::kUint4:
+    case DataType::kInt2:
+    case DataType::kUint2: return true;
+    default: return false;
   }
 }
 
@@ -103,12 +110,15 @@ bool IsInteger(DataType t) {
 // exact stand-in for the source.
 bool IsSmallFloat(DataType t) {
   switch (t) {
-    case DataType::kFloat16: case DataType::kBfloat16: case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2: case DataType::kFloat8E5M2FNUZ:
-    case DataType::kFloat8E8M0: case DataType::kFloat4E2M1:
-      return true;
-    default:
-      return false;
+    case DataType::kFloat16:
+    case DataType::kBfloat16:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat8E8M0:
+    case DataType::kFloat4E2M1: return true;
+    default: return false;
   }
 }
 
@@ -132,9 +142,9 @@ bool IsSigned(DataType t) {
 // How a pair without a kernel of its own is done in two steps through `mid`.
 struct TwoStep {
   DataType mid = DataType::kFloat;
-  CastKernel decode = nullptr;  // src -> mid
+  CastKernel decode = nullptr;   // src -> mid
   Decoder odd_decode = nullptr;  // src -> FLOAT rounded to odd (instead of `decode`)
-  CastKernel encode = nullptr;  // mid -> dst
+  CastKernel encode = nullptr;   // mid -> dst
   CastOptions encode_options;
   // Large outputs streamed (kHubStreamBytes): when the output is at least twice the
   // source (its read-for-ownership traffic then costs more than reading the source) and
@@ -183,13 +193,20 @@ bool PlanTwoStep(DataType src, DataType dst, const CastOptions& options, TwoStep
 // Types with at most 8 bits (at most 256 codes).
 bool IsSmallCode(DataType t) {
   switch (t) {
-    case DataType::kInt8: case DataType::kUint8: case DataType::kBool:
-    case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kInt4:
-    case DataType::kUint4: case DataType::kFloat4E2M1: case DataType::kInt2: case DataType::kUint2:
-      return true;
-    default:
-      return false;
+    case DataType::kInt8:
+    case DataType::kUint8:
+    case DataType::kBool:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat8E8M0:
+    case DataType::kInt4:
+    case DataType::kUint4:
+    case DataType::kFloat4E2M1:
+    case DataType::kInt2:
+    case DataType::kUint2: return true;
+    default: return false;
   }
 }
 
@@ -221,8 +238,8 @@ std::atomic<bool> g_no_table[kCodes][kCodes];
 // Casts through a table of the pair's results on every source code, computed with the
 // kernel path below (exact, with these options); false, writing nothing, when the pair
 // has no kernel path or a table cannot hold its results.
-bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_type,
-                   size_t count, const CastOptions& options) {
+bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+                   const CastOptions& options) {
   std::atomic<bool>& no_table =
       g_no_table[static_cast<size_t>(src_type)][static_cast<size_t>(dst_type)];
   if (no_table.load(std::memory_order_relaxed)) return false;
@@ -296,12 +313,16 @@ bool TableBeatsKernel(DataType src, DataType dst) {
   }
   if (dst != DataType::kFloat16) return false;
   switch (src) {
-    case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kFloat4E2M1:
-    case DataType::kInt4: case DataType::kUint4: case DataType::kInt2: case DataType::kUint2:
-      return LutPlanesDispatch(BitWidth(src));
-    default:
-      return false;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kFloat8E8M0:
+    case DataType::kFloat4E2M1:
+    case DataType::kInt4:
+    case DataType::kUint4:
+    case DataType::kInt2:
+    case DataType::kUint2: return LutPlanesDispatch(BitWidth(src));
+    default: return false;
   }
 }
 
@@ -312,8 +333,8 @@ constexpr size_t kHubStreamBytes = size_t{4} << 20;
 
 }  // namespace
 
-bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
-                     size_t count, const CastOptions& options) {
+bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+                     const CastOptions& options) {
   if (count >= kLutMinCount && TableBeatsKernel(src_type, dst_type) &&
       CastWithTable(src, src_type, dst, dst_type, count, options)) {
     return true;

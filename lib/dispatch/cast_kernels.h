@@ -35,8 +35,8 @@ CastKernel FindKernel(DataType src, DataType dst);
 // table holds the kernel path's result for every source code
 // (lib/dispatch/cast_kernels.cc, lut_kernels.cc). Returns false, writing nothing, when
 // none applies.
-bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type,
-                     size_t count, const CastOptions& options);
+bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+                     const CastOptions& options);
 
 }  // namespace kernels
 }  // namespace tensorcast

@@ -25,10 +25,9 @@
 #define TC_IF_FAMILY(family, ...) TC_CAT(TC_IF_, TC_IS_ONE(TC_FAMILY_##family))(__VA_ARGS__)
 
 // One KernelRow initializer whose function dispatches to the best target per call.
-#define TC_KERNEL_ROW(S, D, K)                                                  \
-  {DataType::S, DataType::D, #K,                                                \
-   [](const void* s, void* d, size_t n, const CastOptions& o) {               \
-     HWY_DYNAMIC_DISPATCH(K)(s, d, n, o);                                         \
+#define TC_KERNEL_ROW(S, D, K)                                                                \
+  {DataType::S, DataType::D, #K, [](const void* s, void* d, size_t n, const CastOptions& o) { \
+     HWY_DYNAMIC_DISPATCH(K)(s, d, n, o);                                                     \
    }},
 
 #endif  // TENSORCAST_LIB_DISPATCH_FAMILY_ROWS_H_

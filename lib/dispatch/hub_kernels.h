@@ -29,7 +29,6 @@ void Uint32ToF32RoundToOdd(const void* src, void* dst, size_t count);
 void Int64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 void Uint64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 
-
 }  // namespace kernels
 }  // namespace tensorcast
 

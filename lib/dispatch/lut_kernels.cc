@@ -50,8 +50,7 @@ void LutLoopScalar(const uint8_t* HWY_RESTRICT table, const uint8_t* HWY_RESTRIC
   constexpr unsigned kInMask = (1u << kIn) - 1;
   constexpr unsigned kOutMask = (1u << (kOut < 8 ? kOut : 8)) - 1;
   for (size_t i = 0; i < count; ++i) {
-    const unsigned code =
-        kIn == 8 ? in[i] : (in[i * kIn / 8] >> (i * kIn % 8)) & kInMask;
+    const unsigned code = kIn == 8 ? in[i] : (in[i * kIn / 8] >> (i * kIn % 8)) & kInMask;
     const unsigned value = table[code];
     if constexpr (kOut >= 16) {
       using T = hwy::UnsignedFromSize<kOut / 8>;
@@ -195,8 +194,8 @@ template <class DU64>
 HWY_INLINE auto HalvesToBlocks(DU64 du64) {
   const auto j = hn::Iota(du64, 0);
   const auto one = hn::Set(du64, 1);
-  const auto odd_offset = hn::IfThenElseZero(hn::Eq(hn::And(j, one), one),
-                                             hn::Set(du64, hn::Lanes(du64) / 2));
+  const auto odd_offset =
+      hn::IfThenElseZero(hn::Eq(hn::And(j, one), one), hn::Set(du64, hn::Lanes(du64) / 2));
   const hn::RebindToSigned<DU64> di64;
   return hn::IndicesFromVec(du64, hn::BitCast(di64, hn::Add(odd_offset, hn::ShiftRight<1>(j))));
 }
@@ -331,9 +330,8 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
   const size_t n8 = hn::Lanes(DU8());
   constexpr int kMin = kIn < kOut ? kIn : kOut;
   const size_t chunk = n8 * 8 / kMin;
-  const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-    LutChunk<kIn, kOut, false>(lookup, in, out);
-  };
+  const auto regular = [&](const uint8_t* in, uint8_t* out)
+                           TC_LAMBDA_INLINE { LutChunk<kIn, kOut, false>(lookup, in, out); };
   if (count * kOut / 8 >= kernels::StreamBytes(kLutStreamBytes)) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % n8;
     const size_t head_bytes = misaligned == 0 ? 0 : n8 - misaligned;
@@ -342,9 +340,8 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
       SubbyteLoop<kIn, kOut>(src, dst, head, chunk, regular);
       SubbyteLoop<kIn, kOut>(static_cast<const uint8_t*>(src) + head * kIn / 8,
                              static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
-                             [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-                               LutChunk<kIn, kOut, true>(lookup, in, out);
-                             });
+                             [&](const uint8_t* in, uint8_t* out)
+                                 TC_LAMBDA_INLINE { LutChunk<kIn, kOut, true>(lookup, in, out); });
       hwy::FlushStream();
       return;
     }
@@ -399,18 +396,19 @@ void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
 // Each 256-byte table: all entries for 8-bit sources, the first 16 for 4- and 2-bit
 // ones (entries past 2^src_bits unused). Targets of 16 bits and more only where
 // LutPlanes(src_bits).
-void LutCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
-             const void* src, void* dst, size_t count) {
+void LutCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend, const void* src,
+             void* dst, size_t count) {
   switch (src_bits * 256 + dst_bits * 2 + (dst_bits > 16 && sign_extend ? 1 : 0)) {
-#define TC_LUT_BYTE_CASES(kIn)                                                        \
-  case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count);              \
-  case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count);              \
-  case kIn * 256 + 2 * 2: return LutRun<kIn, 2>(table, src, dst, count);
-#define TC_LUT_WIDE_CASES(kIn)                                                        \
-  case kIn * 256 + 64 * 2 + 1: return LutRun<kIn, 64, true>(table, src, dst, count);  \
-  case kIn * 256 + 64 * 2: return LutRun<kIn, 64>(table, src, dst, count);            \
-  case kIn * 256 + 32 * 2 + 1: return LutRun<kIn, 32, true>(table, src, dst, count);  \
-  case kIn * 256 + 32 * 2: return LutRun<kIn, 32>(table, src, dst, count);            \
+#define TC_LUT_BYTE_CASES(kIn)                                           \
+  case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count); \
+  case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count); \
+  case kIn * 256 + 2 * 2:                                                \
+    return LutRun<kIn, 2>(table, src, dst, count);
+#define TC_LUT_WIDE_CASES(kIn)                                                       \
+  case kIn * 256 + 64 * 2 + 1: return LutRun<kIn, 64, true>(table, src, dst, count); \
+  case kIn * 256 + 64 * 2: return LutRun<kIn, 64>(table, src, dst, count);           \
+  case kIn * 256 + 32 * 2 + 1: return LutRun<kIn, 32, true>(table, src, dst, count); \
+  case kIn * 256 + 32 * 2: return LutRun<kIn, 32>(table, src, dst, count);           \
   case kIn * 256 + 16 * 2: return LutRun<kIn, 16>(table, src, dst, count);
     TC_LUT_BYTE_CASES(8)
     TC_LUT_BYTE_CASES(4)

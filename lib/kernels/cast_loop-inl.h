@@ -16,8 +16,8 @@
 #include <cstring>
 
 #include "hwy/cache_control.h"
-#include "lib/kernels/stream_threshold.h"
 #include "hwy/highway.h"
+#include "lib/kernels/stream_threshold.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors; as
@@ -85,8 +85,8 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   // first vector-aligned output element goes through the stack buffers.
   const hn::ScalableTag<TOut> dfull;
   const size_t full = hn::Lanes(dfull);
-  if (count * sizeof(TOut) >= kernels::StreamBytes(kCastLoopStreamBytes) && N < full && full % N == 0 &&
-      reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
+  if (count * sizeof(TOut) >= kernels::StreamBytes(kCastLoopStreamBytes) && N < full &&
+      full % N == 0 && reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
     const size_t full_bytes = full * sizeof(TOut);
     const size_t misaligned = reinterpret_cast<uintptr_t>(out) % full_bytes;
     const size_t head = misaligned == 0 ? 0 : (full_bytes - misaligned) / sizeof(TOut);
@@ -95,7 +95,8 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     i = head;
     HWY_ALIGN TOut stage[HWY_MAX_BYTES / sizeof(TOut)];
     for (; i + full <= count; i += full) {
-      for (size_t j = 0; j < full; j += N) hn::Store(op(hn::LoadU(din, in + i + j)), dout, stage + j);
+      for (size_t j = 0; j < full; j += N)
+        hn::Store(op(hn::LoadU(din, in + i + j)), dout, stage + j);
       hn::Stream(hn::Load(dfull, stage), dfull, out + i);
     }
     hwy::FlushStream();

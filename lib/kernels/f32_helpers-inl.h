@@ -206,9 +206,10 @@ HWY_INLINE hn::Vec<DU32> F32BitsToF16Bits(DU32 du32, hn::Vec<DU32> bits) {
   const auto lsb = hn::And(hn::ShiftRight<13>(a), hn::Set(du32, 1));
   const auto normal = hn::ShiftRight<13>(hn::Add(a, hn::Add(hn::Set(du32, 0xC8000FFFu), lsb)));
   const auto magic = hn::Set(du32, 126u << 23);  // 0.5f
-  const auto sub = hn::Sub(hn::BitCast(du32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic))),
-                           magic);
-  const auto nan = hn::Or(hn::Set(du32, 0x7E00), hn::And(hn::ShiftRight<13>(a), hn::Set(du32, 0x3FF)));
+  const auto sub =
+      hn::Sub(hn::BitCast(du32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic))), magic);
+  const auto nan =
+      hn::Or(hn::Set(du32, 0x7E00), hn::And(hn::ShiftRight<13>(a), hn::Set(du32, 0x3FF)));
   auto r = hn::IfThenElse(hn::Lt(a, hn::Set(du32, 0x38800000)), sub, normal);
   r = hn::IfThenElse(hn::Gt(a, hn::Set(du32, 0x477FEFFF)), hn::Set(du32, 0x7C00), r);
   r = hn::IfThenElse(hn::Gt(a, hn::Set(du32, 0x7F800000)), nan, r);

@@ -191,15 +191,15 @@ HWY_INLINE hn::Vec<DU32> F32BitsToMiniFast(DU32 du32, hn::Vec<DU32> bits) {
   if (kClampBits != 0) {
     a = hn::BitCast(du32, hn::Min(hn::BitCast(df, hn::Set(du32, kClampBits)), hn::BitCast(df, a)));
   }
-  const auto eb = hn::Max(hn::BitCast(di32, hn::And(a, hn::Set(du32, 0x7F800000u))),
-                          hn::Set(di32, kFloorExp));
+  const auto eb =
+      hn::Max(hn::BitCast(di32, hn::And(a, hn::Set(du32, 0x7F800000u))), hn::Set(di32, kFloorExp));
   // E <= 255: the addition may wrap into the sign bit (NaN, Inf, huge |x| without a
   // clamp); those lanes only need a code above the cap, which eb >> kD gives them.
   const auto magic = hn::Add(eb, hn::Set(di32, kD << 23));
   const auto sum = hn::BitCast(di32, hn::Add(hn::BitCast(df, a), hn::BitCast(df, magic)));
   const auto steps = hn::And(sum, hn::Set(di32, (4 << F::kM) - 1));
-  const auto code = hn::Add(steps, hn::Sub(hn::ShiftRight<kD>(eb),
-                                           hn::Set(di32, (128 - F::kB) << F::kM)));
+  const auto code =
+      hn::Add(steps, hn::Sub(hn::ShiftRight<kD>(eb), hn::Set(di32, (128 - F::kB) << F::kM)));
   const auto mag = hn::BitCast(du32, hn::Min(code, hn::Set(di32, static_cast<int32_t>(F::kNaN))));
   const auto sign = hn::ShiftRight<24>(bits);  // bit 7: the sign; bits 0-6: ignored
   if (F::kFnuz) {
@@ -320,9 +320,9 @@ HWY_INLINE hn::Vec<DU16> F16BitsToMini(DU16 du16, hn::Vec<DU16> h) {
   auto mag = hn::ShiftRight<kD>(
       hn::Add(hn::Add(a, hn::Set(du16, static_cast<uint16_t>(kRoundRebias & 0xFFFF))), lsb));
   if (!kSat) {
-    mag = hn::IfThenElse(
-        hn::RebindMask(du16, hn::Gt(hn::BitCast(di16, mag), hn::Set(di16, F::kMax))),
-        hn::Set(du16, F::kOverflow), mag);
+    mag =
+        hn::IfThenElse(hn::RebindMask(du16, hn::Gt(hn::BitCast(di16, mag), hn::Set(di16, F::kMax))),
+                       hn::Set(du16, F::kOverflow), mag);
   }
   // The target's subnormal range. E5M2 (bias 15): none to handle, float16's subnormals
   // line up with E5M2's. E5M2FNUZ (bias 16): float16 subnormals, |x| = a * 2^-24, and
@@ -552,8 +552,7 @@ HWY_INLINE void CastLoopToBytes(DW dw, DIn din, const hn::TFromD<DIn>* HWY_RESTR
 template <class F, bool kSat>
 HWY_INLINE void F32ToMiniLoop(const void* src, void* dst, size_t count) {
   const F8DU32 du32;
-  CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst),
-                  count,
+  CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
                   [&](hn::Vec<F8DU32> v) HWY_ATTR {
 #if TENSORCAST_F8_FMIN_KEEPS_NAN
                     return F32BitsToMiniFast<F, kSat>(du32, v);
@@ -567,10 +566,9 @@ template <class F, bool kSat>
 HWY_INLINE void F16ToMiniLoop(const void* src, void* dst, size_t count) {
   if constexpr (UseF16Lanes<F>()) {
     const hn::ScalableTag<uint16_t> du16;
-    CastLoopToBytes(du16, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst),
-                    count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
-                      return F16BitsToMini<F, kSat>(du16, h);
-                    });
+    CastLoopToBytes(
+        du16, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+        [&](hn::Vec<decltype(du16)> h) HWY_ATTR { return F16BitsToMini<F, kSat>(du16, h); });
   } else {
     const F8DU32 du32;
     const hn::Rebind<uint16_t, F8DU32> du16;
@@ -587,8 +585,8 @@ template <class F, bool kSat>
 HWY_INLINE void BF16ToMiniLoop(const void* src, void* dst, size_t count) {
   const F8DU32 du32;
   const hn::Rebind<uint16_t, F8DU32> du16;
-  CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst),
-                  count, [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
+  CastLoopToBytes(du32, du16, static_cast<const uint16_t*>(src), static_cast<uint8_t*>(dst), count,
+                  [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
                     const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, h));
 #if TENSORCAST_F8_FMIN_KEEPS_NAN
                     return F32BitsToMiniFast<F, kSat>(du32, bits);
@@ -631,9 +629,8 @@ HWY_INLINE void F32ToE8M0Loop(const void* src, void* dst, size_t count, RoundMod
   const F8DU32 du32;
   const auto round_add = hn::Set(du32, E8M0RoundAdd(mode));
   CastLoopToBytes(du32, du32, static_cast<const uint32_t*>(src), static_cast<uint8_t*>(dst), count,
-                  [&](hn::Vec<F8DU32> v) HWY_ATTR {
-                    return F32BitsToE8M0<kSat>(du32, v, round_add);
-                  });
+                  [&](hn::Vec<F8DU32> v)
+                      HWY_ATTR { return F32BitsToE8M0<kSat>(du32, v, round_add); });
 }
 
 template <bool kSat>
@@ -665,21 +662,21 @@ HWY_INLINE void BF16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMo
 // this file (int_float_cast-inl.h), so each kernel is defined in one TU.
 #ifndef TENSORCAST_FLOAT8_HELPERS_ONLY
 
-#define TC_F8_KERNELS(NAME, FMT)                                                         \
-  void CastF32To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
-    if (o.saturate) {                                                                    \
-      F32ToMiniLoop<FMT, true>(src, dst, count);                                         \
-    } else {                                                                             \
-      F32ToMiniLoop<FMT, false>(src, dst, count);                                        \
-    }                                                                                    \
-  }                                                                                      \
-  void CastF16To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
-    if (o.saturate) {                                                                    \
-      F16ToMiniLoop<FMT, true>(src, dst, count);                                         \
-    } else {                                                                             \
-      F16ToMiniLoop<FMT, false>(src, dst, count);                                        \
-    }                                                                                    \
-  }                                                                                      \
+#define TC_F8_KERNELS(NAME, FMT)                                                          \
+  void CastF32To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) {  \
+    if (o.saturate) {                                                                     \
+      F32ToMiniLoop<FMT, true>(src, dst, count);                                          \
+    } else {                                                                              \
+      F32ToMiniLoop<FMT, false>(src, dst, count);                                         \
+    }                                                                                     \
+  }                                                                                       \
+  void CastF16To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) {  \
+    if (o.saturate) {                                                                     \
+      F16ToMiniLoop<FMT, true>(src, dst, count);                                          \
+    } else {                                                                              \
+      F16ToMiniLoop<FMT, false>(src, dst, count);                                         \
+    }                                                                                     \
+  }                                                                                       \
   void CastBF16To##NAME(const void* src, void* dst, size_t count, const CastOptions& o) { \
     if (o.saturate) {                                                                     \
       BF16ToMiniLoop<FMT, true>(src, dst, count);                                         \
@@ -687,11 +684,11 @@ HWY_INLINE void BF16ToE8M0Loop(const void* src, void* dst, size_t count, RoundMo
       BF16ToMiniLoop<FMT, false>(src, dst, count);                                        \
     }                                                                                     \
   }                                                                                       \
-  void Cast##NAME##ToF32(const void* src, void* dst, size_t count, const CastOptions&) { \
-    MiniToF32Loop<FMT>(src, dst, count);                                                 \
-  }                                                                                      \
-  void Cast##NAME##ToF16(const void* src, void* dst, size_t count, const CastOptions&) { \
-    MiniToF16Loop<FMT>(src, dst, count);                                                 \
+  void Cast##NAME##ToF32(const void* src, void* dst, size_t count, const CastOptions&) {  \
+    MiniToF32Loop<FMT>(src, dst, count);                                                  \
+  }                                                                                       \
+  void Cast##NAME##ToF16(const void* src, void* dst, size_t count, const CastOptions&) {  \
+    MiniToF16Loop<FMT>(src, dst, count);                                                  \
   }
 
 TC_F8_KERNELS(F8E4M3FN, FmtE4M3FN)
@@ -728,9 +725,8 @@ void CastF8E8M0ToF32(const void* src, void* dst, size_t count, const CastOptions
   const F8DU32 du32;
   const hn::Rebind<uint8_t, F8DU32> du8;
   CastLoop(du8, du32, static_cast<const uint8_t*>(src), static_cast<uint32_t*>(dst), count,
-           [&](hn::Vec<decltype(du8)> c) HWY_ATTR {
-             return E8M0ToF32Bits(du32, hn::PromoteTo(du32, c));
-           });
+           [&](hn::Vec<decltype(du8)> c)
+               HWY_ATTR { return E8M0ToF32Bits(du32, hn::PromoteTo(du32, c)); });
 }
 
 void CastF8E8M0ToF16(const void* src, void* dst, size_t count, const CastOptions&) {
@@ -780,9 +776,10 @@ HWY_INLINE void CastViaF32ToBytes(const void* src, void* dst, size_t count, cons
     const hn::Rebind<uint32_t, decltype(ds)> dh32;
     const hn::Rebind<uint8_t, decltype(ds)> du8;
     const auto rest = [&](size_t from, size_t to) HWY_ATTR {
-      CastLoop(ds, du8, in + from, out + from, to - from, [&](hn::Vec<decltype(ds)> v) TC_LAMBDA_INLINE {
-        return hn::U8FromU32(enc(dh32, SourceToF32Bits(dh32, ds, v)));
-      });
+      CastLoop(ds, du8, in + from, out + from, to - from,
+               [&](hn::Vec<decltype(ds)> v) TC_LAMBDA_INLINE {
+                 return hn::U8FromU32(enc(dh32, SourceToF32Bits(dh32, ds, v)));
+               });
     };
 #if HWY_TARGET != HWY_SCALAR
     const F8DU32 du32;
@@ -834,23 +831,21 @@ HWY_INLINE void SourceToE8M0(const void* src, void* dst, size_t count, const Cas
   }
 }
 
-#define TC_F8_SOURCE_KERNELS(SRC, TS)                                                      \
-  void Cast##SRC##ToF8E4M3FN(const void* src, void* dst, size_t count, const CastOptions& o) { \
-    SourceToMini<TS, FmtE4M3FN>(src, dst, count, o.saturate);                             \
-  }                                                                                         \
-  void Cast##SRC##ToF8E4M3FNUZ(const void* src, void* dst, size_t count,                    \
-                               const CastOptions& o) {                                      \
-    SourceToMini<TS, FmtE4M3FNUZ>(src, dst, count, o.saturate);                           \
-  }                                                                                         \
-  void Cast##SRC##ToF8E5M2(const void* src, void* dst, size_t count, const CastOptions& o) { \
-    SourceToMini<TS, FmtE5M2>(src, dst, count, o.saturate);                               \
-  }                                                                                         \
-  void Cast##SRC##ToF8E5M2FNUZ(const void* src, void* dst, size_t count,                    \
-                               const CastOptions& o) {                                      \
-    SourceToMini<TS, FmtE5M2FNUZ>(src, dst, count, o.saturate);                           \
-  }                                                                                         \
-  void Cast##SRC##ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions& o) { \
-    SourceToE8M0<TS>(src, dst, count, o);                                                   \
+#define TC_F8_SOURCE_KERNELS(SRC, TS)                                                            \
+  void Cast##SRC##ToF8E4M3FN(const void* src, void* dst, size_t count, const CastOptions& o) {   \
+    SourceToMini<TS, FmtE4M3FN>(src, dst, count, o.saturate);                                    \
+  }                                                                                              \
+  void Cast##SRC##ToF8E4M3FNUZ(const void* src, void* dst, size_t count, const CastOptions& o) { \
+    SourceToMini<TS, FmtE4M3FNUZ>(src, dst, count, o.saturate);                                  \
+  }                                                                                              \
+  void Cast##SRC##ToF8E5M2(const void* src, void* dst, size_t count, const CastOptions& o) {     \
+    SourceToMini<TS, FmtE5M2>(src, dst, count, o.saturate);                                      \
+  }                                                                                              \
+  void Cast##SRC##ToF8E5M2FNUZ(const void* src, void* dst, size_t count, const CastOptions& o) { \
+    SourceToMini<TS, FmtE5M2FNUZ>(src, dst, count, o.saturate);                                  \
+  }                                                                                              \
+  void Cast##SRC##ToF8E8M0(const void* src, void* dst, size_t count, const CastOptions& o) {     \
+    SourceToE8M0<TS>(src, dst, count, o);                                                        \
   }
 TC_F8_SOURCE_KERNELS(I16, int16_t)
 TC_F8_SOURCE_KERNELS(U16, uint16_t)

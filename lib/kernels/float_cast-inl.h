@@ -46,9 +46,9 @@ HWY_INLINE hn::Vec<DU32> F16BitsToF32Bits(DU32 du32, hn::Vec<DU32> h) {
   const auto exp = hn::And(shifted, hn::Set(du32, 0x0F800000));
   const auto normal = hn::Add(shifted, hn::Set(du32, 112u << 23));
   const auto special = hn::Add(shifted, hn::Set(du32, 224u << 23));  // 0x70000000
-  const auto magic = hn::Set(du32, 113u << 23);                       // 2^-14
-  const auto sub = hn::BitCast(
-      du32, hn::Sub(hn::BitCast(df, hn::Add(shifted, magic)), hn::BitCast(df, magic)));
+  const auto magic = hn::Set(du32, 113u << 23);                      // 2^-14
+  const auto sub =
+      hn::BitCast(du32, hn::Sub(hn::BitCast(df, hn::Add(shifted, magic)), hn::BitCast(df, magic)));
   auto r = hn::IfThenElse(hn::Eq(exp, hn::Set(du32, 0x0F800000)), special, normal);
   r = hn::IfThenElse(hn::Eq(exp, hn::Zero(du32)), sub, r);
   return hn::Or(r, sign);
@@ -82,7 +82,8 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
              const auto f = hn::BitCast(du32, fv);
              const auto quiet_clear =
                  hn::AndNot(hn::ShiftLeft<13>(hn::PromoteTo(du32, h)), hn::Set(du32, 1u << 22));
-             return hn::Xor(f, hn::IfThenElseZero(hn::RebindMask(du32, hn::IsNaN(fv)), quiet_clear));
+             return hn::Xor(f,
+                            hn::IfThenElseZero(hn::RebindMask(du32, hn::IsNaN(fv)), quiet_clear));
 #else
              return F16BitsToF32Bits(du32, hn::PromoteTo(du32, h));
 #endif
@@ -97,8 +98,7 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
 // VFPCLASSPS per 16) takes the integer path. Real data has neither; random bit patterns
 // send ~22% of the groups to the integer path. Returns the elements done.
 __attribute__((target(HWY_TARGET_STR ",avx512bf16"))) HWY_NOINLINE size_t
-F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT out,
-                        size_t count) {
+F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT out, size_t count) {
   const DU32 du32;
   const hn::Repartition<uint16_t, DU32> du16;
   constexpr int kNanOrSubnormal = 0x01 | 0x20 | 0x80;  // QNaN | denormal | SNaN
@@ -106,8 +106,8 @@ F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT 
   for (; i + 32 <= count; i += 32) {
     const __m512 lo = _mm512_loadu_ps(in + i);
     const __m512 hi = _mm512_loadu_ps(in + i + 16);
-    const unsigned special = _mm512_fpclass_ps_mask(lo, kNanOrSubnormal) |
-                             _mm512_fpclass_ps_mask(hi, kNanOrSubnormal);
+    const unsigned special =
+        _mm512_fpclass_ps_mask(lo, kNanOrSubnormal) | _mm512_fpclass_ps_mask(hi, kNanOrSubnormal);
     if (HWY_LIKELY(special == 0)) {
       _mm512_storeu_si512(out + i, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
     } else {
@@ -141,18 +141,16 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
                du16_full, out + i);
   }
 #endif
-  CastLoop(du32, du16, in + i, out + i, count - i, [&](hn::Vec<DU32> v) HWY_ATTR {
-    return F32BitsToBF16Lanes(du32, v);
-  });
+  CastLoop(du32, du16, in + i, out + i, count - i,
+           [&](hn::Vec<DU32> v) HWY_ATTR { return F32BitsToBF16Lanes(du32, v); });
 }
 
 void CastBF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
   const DU32 du32;
   const hn::Rebind<uint16_t, DU32> du16;
   CastLoop(du16, du32, static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst), count,
-           [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
-             return hn::ShiftLeft<16>(hn::PromoteTo(du32, h));
-           });
+           [&](hn::Vec<decltype(du16)> h)
+               HWY_ATTR { return hn::ShiftLeft<16>(hn::PromoteTo(du32, h)); });
 }
 
 void CastF32ToF64(const void* src, void* dst, size_t count, const CastOptions&) {
@@ -199,9 +197,10 @@ void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
              const auto quiet_clear =
                  hn::AndNot(hn::ShiftLeft<42>(hn::PromoteTo(du64, hn::PromoteTo(du32, h))),
                             hn::Set(du64, 1ull << 51));
-             return hn::BitCast(dd, hn::Xor(hn::BitCast(du64, wide),
-                                            hn::IfThenElseZero(hn::RebindMask(du64, hn::IsNaN(wide)),
-                                                               quiet_clear)));
+             return hn::BitCast(
+                 dd,
+                 hn::Xor(hn::BitCast(du64, wide),
+                         hn::IfThenElseZero(hn::RebindMask(du64, hn::IsNaN(wide)), quiet_clear)));
 #else
              const auto h32 = hn::PromoteTo(du32, h);
              const auto wide = hn::PromoteTo(dd, hn::BitCast(df, F16BitsToF32Bits(du32, h32)));

@@ -93,8 +93,7 @@ HWY_INLINE void CastBoolTo(const void* src, void* dst, size_t count) {
              } else {
                const hn::Rebind<int8_t, decltype(dw)> di8;
                const auto mask = hn::BitCast(di8, hn::VecFromMask(d8, hn::Ne(v, hn::Zero(d8))));
-               return hn::And(hn::BitCast(dw, ExtendTo<sizeof(TU)>(di8, mask)),
-                              hn::Set(dw, kOne));
+               return hn::And(hn::BitCast(dw, ExtendTo<sizeof(TU)>(di8, mask)), hn::Set(dw, kOne));
              }
            });
 }
@@ -131,9 +130,9 @@ HWY_INLINE void CastToBool(const void* src, void* dst, size_t count) {
 }
 
 // The registry's kernels (cast_pairs.inc, family intint): thin wrappers naming each pair.
-#define TC_INT_CAST(Name, TS, TD)                                                     \
-  void Name(const void* src, void* dst, size_t count, const CastOptions&) {           \
-    CastIntToInt<TS, TD>(src, dst, count);                                            \
+#define TC_INT_CAST(Name, TS, TD)                                           \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
+    CastIntToInt<TS, TD>(src, dst, count);                                  \
   }
 TC_INT_CAST(CastI8ToU8, int8_t, uint8_t)
 TC_INT_CAST(CastI8ToI16, int8_t, int16_t)
@@ -193,9 +192,9 @@ TC_INT_CAST(CastU64ToU32, uint64_t, uint32_t)
 TC_INT_CAST(CastU64ToI64, uint64_t, int64_t)
 #undef TC_INT_CAST
 
-#define TC_BOOL_CAST(Name, Template, TU, Arg)                                         \
-  void Name(const void* src, void* dst, size_t count, const CastOptions&) {           \
-    Template<TU, Arg>(src, dst, count);                                               \
+#define TC_BOOL_CAST(Name, Template, TU, Arg)                               \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
+    Template<TU, Arg>(src, dst, count);                                     \
   }
 TC_BOOL_CAST(CastBoolToI8, CastBoolTo, uint8_t, 1)
 TC_BOOL_CAST(CastBoolToU8, CastBoolTo, uint8_t, 1)

@@ -75,8 +75,8 @@ HWY_INLINE hn::Vec<DU64> StickyAtBit11(DU64 du, hn::Vec<DU64> x) {
   const auto sticky = hn::And(hn::Add(hn::And(x, low), low), hn::Set(du, 0x800));
   const auto collapsed = hn::Or(hn::AndNot(low, x), sticky);
   // Exact in a double already: [-2^53, 2^53) for signed (x + 2^53 < 2^54), < 2^53 unsigned.
-  const auto small = kSigned ? hn::ShiftRight<54>(hn::Add(x, hn::Set(du, 1ull << 53)))
-                             : hn::ShiftRight<53>(x);
+  const auto small =
+      kSigned ? hn::ShiftRight<54>(hn::Add(x, hn::Set(du, 1ull << 53))) : hn::ShiftRight<53>(x);
   return hn::IfThenElse(hn::Eq(small, hn::Zero(du)), x, collapsed);
 }
 
@@ -150,8 +150,8 @@ HWY_INLINE hn::Vec<DI> FloatVecToInt(DI di, V v) {
       v = hn::IfThenElseZero(hn::Eq(v, v), v);
       if constexpr (hwy::IsSigned<TI>()) {
         const __m512i r = _mm512_cvttps_epi64(v.raw);
-        const __mmask8 big = _mm256_cmp_ps_mask(v.raw, _mm256_set1_ps(9223372036854775808.0f),
-                                                _CMP_GE_OQ);
+        const __mmask8 big =
+            _mm256_cmp_ps_mask(v.raw, _mm256_set1_ps(9223372036854775808.0f), _CMP_GE_OQ);
         return hn::Vec<DI>{_mm512_mask_mov_epi64(r, big, _mm512_set1_epi64(INT64_MAX))};
       } else {
         return hn::Vec<DI>{_mm512_cvttps_epu64(hn::Max(v, hn::Zero(df)).raw)};
@@ -230,9 +230,9 @@ HWY_INLINE hn::Vec<DI> FloatVecToInt(DI di, V v) {
         const auto upper = hn::Ge(x, half);
         const auto big = hn::RebindMask(di, hn::Ge(x, hn::Add(half, half)));
         const auto y = hn::Min(hn::IfThenElse(upper, hn::Sub(x, half), x), below);
-        const auto r = hn::Or(hn::BitCast(di, hn::ConvertTo(ds, y)),
-                              hn::IfThenElseZero(hn::RebindMask(di, upper),
-                                                 hn::Set(di, TI{1} << (kBits - 1))));
+        const auto r = hn::Or(
+            hn::BitCast(di, hn::ConvertTo(ds, y)),
+            hn::IfThenElseZero(hn::RebindMask(di, upper), hn::Set(di, TI{1} << (kBits - 1))));
         return hn::Or(r, hn::VecFromMask(di, big));  // >= 2^bits -> all ones
       }
     }
@@ -261,7 +261,8 @@ HWY_INLINE void CastFloatToInt(const void* src, void* dst, size_t count) {
     const hn::ScalableTag<uint32_t> du32;
     const hn::Rebind<float, decltype(du32)> df;
     CastLoopToBytes(du32, df, static_cast<const float*>(src), static_cast<uint8_t*>(dst), count,
-                    [&](hn::Vec<decltype(df)> v) HWY_ATTR { return FloatVecToByteLanes<TI>(df, v); });
+                    [&](hn::Vec<decltype(df)> v)
+                        HWY_ATTR { return FloatVecToByteLanes<TI>(df, v); });
     return;
   }
   const IntFloatWideTag<TF, TI> dw;
@@ -358,9 +359,9 @@ HWY_INLINE void IntToF32RoundToOdd(const void* src, void* dst, size_t count) {
 // ---------------------------------------------------------------------------------------
 // Named kernels (registry rows and hub entry points).
 
-#define TC_INT_FLOAT_CAST(Name, Template, From, To)                              \
-  void Name(const void* src, void* dst, size_t count, const CastOptions&) {     \
-    Template<From, To>(src, dst, count);                                        \
+#define TC_INT_FLOAT_CAST(Name, Template, From, To)                         \
+  void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
+    Template<From, To>(src, dst, count);                                    \
   }
 TC_INT_FLOAT_CAST(CastI8ToF32, CastIntToFloat, int8_t, float)
 TC_INT_FLOAT_CAST(CastU8ToF32, CastIntToFloat, uint8_t, float)
@@ -386,9 +387,9 @@ TC_INT_FLOAT_CAST(CastF32ToI32, CastFloatToInt, float, int32_t)
 TC_INT_FLOAT_CAST(CastF32ToU32, CastFloatToInt, float, uint32_t)
 TC_INT_FLOAT_CAST(CastF32ToI64, CastFloatToInt, float, int64_t)
 TC_INT_FLOAT_CAST(CastF32ToU64, CastFloatToInt, float, uint64_t)
-#define TC_HALF_INT_CAST(Name, kBf16, To)                                         \
+#define TC_HALF_INT_CAST(Name, kBf16, To)                                   \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
-    CastHalfToInt<kBf16, To>(src, dst, count);                                  \
+    CastHalfToInt<kBf16, To>(src, dst, count);                              \
   }
 TC_HALF_INT_CAST(CastF16ToI8, false, int8_t)
 TC_HALF_INT_CAST(CastF16ToU8, false, uint8_t)
@@ -407,9 +408,9 @@ TC_HALF_INT_CAST(CastBF16ToU32, true, uint32_t)
 TC_HALF_INT_CAST(CastBF16ToI64, true, int64_t)
 TC_HALF_INT_CAST(CastBF16ToU64, true, uint64_t)
 #undef TC_HALF_INT_CAST
-#define TC_INT_HALF_CAST(Name, From, kBf16)                                       \
+#define TC_INT_HALF_CAST(Name, From, kBf16)                                 \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
-    CastIntToHalf<From, kBf16>(src, dst, count);                                \
+    CastIntToHalf<From, kBf16>(src, dst, count);                            \
   }
 TC_INT_HALF_CAST(CastI8ToF16, int8_t, false)
 TC_INT_HALF_CAST(CastU8ToF16, uint8_t, false)

@@ -34,8 +34,8 @@
 #include <type_traits>
 
 #include "hwy/cache_control.h"
-#include "lib/kernels/stream_threshold.h"
 #include "hwy/highway.h"
+#include "lib/kernels/stream_threshold.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors).
@@ -124,9 +124,8 @@ template <int kInBits, int kOutBits, bool kPrefetch = false, size_t kStreamAt = 
           class Body>
 HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chunk,
                            const Body& body) {
-  const auto regular = [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-    body(in, out, std::false_type());
-  };
+  const auto regular = [&](const uint8_t* in, uint8_t* out)
+                           TC_LAMBDA_INLINE { body(in, out, std::false_type()); };
   if (count * kOutBits / 8 >= kernels::StreamBytes(kStreamAt)) {
     const size_t vector_bytes = hn::Lanes(DU8());
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
@@ -137,9 +136,8 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
       SubbyteLoop<kInBits, kOutBits, kPrefetch>(
           static_cast<const uint8_t*>(src) + head * kInBits / 8,
           static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
-          [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-            body(in, out, std::true_type());
-          });
+          [&](const uint8_t* in, uint8_t* out)
+              TC_LAMBDA_INLINE { body(in, out, std::true_type()); });
       hwy::FlushStream();
       return;
     }
@@ -167,9 +165,8 @@ HWY_INLINE hn::Vec<D> Pair(D d, hn::Vec<D> a, hn::Vec<D> b) {
 // the other bytes are ignored.
 template <class DU32>
 HWY_INLINE hn::Vec<hn::Repartition<uint8_t, DU32>> NarrowBytes(DU32, hn::Vec<DU32> z0,
-                                                             hn::Vec<DU32> z1,
-                                                             hn::Vec<DU32> z2,
-                                                             hn::Vec<DU32> z3) {
+                                                               hn::Vec<DU32> z1, hn::Vec<DU32> z2,
+                                                               hn::Vec<DU32> z3) {
   const hn::Repartition<uint16_t, DU32> du16;
   const hn::Repartition<uint8_t, DU32> du8;
   const auto w0 = hn::ConcatEven(du16, hn::BitCast(du16, z1), hn::BitCast(du16, z0));
@@ -310,8 +307,7 @@ HWY_INLINE void ForEachCodeVector(const uint8_t* HWY_RESTRICT in, const Fn& fn) 
     const size_t half = hn::Lanes(du16);
     for (size_t k = 0; k < 2; ++k) {
       const auto w = hn::PromoteTo(du16, hn::LoadU(du8_half, in + k * half));
-      fn(hn::BitCast(du8, hn::And(hn::Or(w, hn::ShiftLeft<4>(w)), hn::Set(du16, 0x0F0F))),
-         k * n8);
+      fn(hn::BitCast(du8, hn::And(hn::Or(w, hn::ShiftLeft<4>(w)), hn::Set(du16, 0x0F0F))), k * n8);
     }
   } else {
     // u32 lane = packed byte b; t = b | b << 12 holds b at bits 0 and 12, so

@@ -261,22 +261,14 @@ HWY_NOINLINE void CopyRowsSmall(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_REST
 HWY_INLINE void CopyRows(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s, size_t rows,
                          size_t block, size_t stride, bool stream) {
   switch (block) {
-    case 1:
-      return CopyRowsFixed<1>(d, s, rows, stride);
-    case 2:
-      return CopyRowsFixed<2>(d, s, rows, stride);
-    case 4:
-      return CopyRowsFixed<4>(d, s, rows, stride);
-    case 8:
-      return CopyRowsFixed<8>(d, s, rows, stride);
-    case 16:
-      return CopyRowsFixed<16>(d, s, rows, stride);
-    case 32:
-      return CopyRowsFixed<32>(d, s, rows, stride);
-    case 64:
-      return CopyRowsFixed<64>(d, s, rows, stride);
-    default:
-      break;
+    case 1: return CopyRowsFixed<1>(d, s, rows, stride);
+    case 2: return CopyRowsFixed<2>(d, s, rows, stride);
+    case 4: return CopyRowsFixed<4>(d, s, rows, stride);
+    case 8: return CopyRowsFixed<8>(d, s, rows, stride);
+    case 16: return CopyRowsFixed<16>(d, s, rows, stride);
+    case 32: return CopyRowsFixed<32>(d, s, rows, stride);
+    case 64: return CopyRowsFixed<64>(d, s, rows, stride);
+    default: break;
   }
   if (block < 64) return CopyRowsSmall(d, s, rows, block, stride);
   if (stream && block >= split_internal::kStreamMinBlock) {
@@ -337,14 +329,10 @@ HWY_NOINLINE void DeinterleaveRows(uint8_t* const* dst, const uint8_t* HWY_RESTR
 HWY_INLINE void Deinterleave(size_t lane_bytes, uint8_t* const* dst, const uint8_t* src,
                              size_t rows, size_t parts) {
   switch (lane_bytes) {
-    case 1:
-      return DeinterleaveRows<uint8_t>(dst, src, rows, parts);
-    case 2:
-      return DeinterleaveRows<uint16_t>(dst, src, rows, parts);
-    case 4:
-      return DeinterleaveRows<uint32_t>(dst, src, rows, parts);
-    default:
-      return DeinterleaveRows<uint64_t>(dst, src, rows, parts);
+    case 1: return DeinterleaveRows<uint8_t>(dst, src, rows, parts);
+    case 2: return DeinterleaveRows<uint16_t>(dst, src, rows, parts);
+    case 4: return DeinterleaveRows<uint32_t>(dst, src, rows, parts);
+    default: return DeinterleaveRows<uint64_t>(dst, src, rows, parts);
   }
 }
 

@@ -123,8 +123,8 @@ HWY_INLINE hn::Vec<DU32> IntCodeFromF64(const double* HWY_RESTRICT in, uint32_t 
   const hn::Rebind<int32_t, decltype(df64)> di32h;  // half of DI32: one i32 lane per double
   const auto code_half = [&](const double* p) TC_LAMBDA_INLINE {
     const auto v = hn::LoadU(df64, p);
-    const auto in_range = hn::And(hn::Gt(v, hn::Set(df64, -2147483649.0)),
-                                  hn::Le(v, hn::Set(df64, 2147483647.0)));
+    const auto in_range =
+        hn::And(hn::Gt(v, hn::Set(df64, -2147483649.0)), hn::Le(v, hn::Set(df64, 2147483647.0)));
     return hn::DemoteTo(di32h, hn::IfThenElseZero(in_range, v));
   };
   const auto lo = code_half(in);  // loads in address order
@@ -153,8 +153,8 @@ HWY_INLINE hn::Vec<DU32> F4CodeFromF32(hn::Vec<DU32> bits) {
   const auto exp = hn::And(hn::BitCast(du32, hn::Max(a6, hn::Set(di32, 0x3F800000))),
                            hn::Set(du32, 0x7F800000u));
   // exp >> 22 = 2 * (max(e, 0) + 127)
-  const auto magic = hn::Add(hn::Add(exp, hn::ShiftRight<22>(exp)),
-                             hn::Set(du32, (22u << 23) - 254u));
+  const auto magic =
+      hn::Add(hn::Add(exp, hn::ShiftRight<22>(exp)), hn::Set(du32, (22u << 23) - 254u));
   const auto sum = hn::BitCast(du32, hn::Add(hn::BitCast(df, a6), hn::BitCast(df, magic)));
   // (sum & 7) | (x >> 28 & 8); OrAnd is one vpternlogd on AVX3. (IfVecThenElse is no
   // bitwise select below AVX3: it wants all-ones or all-zero lanes.)
@@ -174,12 +174,12 @@ HWY_INLINE hn::Vec<DU16> F4CodeFromF16(DU16 du16, hn::Vec<DU16> h) {
   const auto sign8 = hn::And(hn::ShiftRight<12>(h), hn::Set(du16, 8));
   const auto n = hn::Sub(a, hn::Set(du16, 0x3800));
   const auto lsb = hn::And(hn::ShiftRight<9>(n), hn::Set(du16, 1));
-  const auto big = hn::Min(hn::ShiftRight<9>(hn::Add(n, hn::Add(lsb, hn::Set(du16, 0xFF)))),
-                           hn::Set(du16, 7));
-  const auto small = hn::IfThenElse(
-      hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x39FF))), hn::Set(du16, 2),
-      hn::IfThenElseZero(hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x3400))),
-                         hn::Set(du16, 1)));
+  const auto big =
+      hn::Min(hn::ShiftRight<9>(hn::Add(n, hn::Add(lsb, hn::Set(du16, 0xFF)))), hn::Set(du16, 7));
+  const auto small =
+      hn::IfThenElse(hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x39FF))), hn::Set(du16, 2),
+                     hn::IfThenElseZero(hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x3400))),
+                                        hn::Set(du16, 1)));
   const auto is_small = hn::RebindMask(du16, hn::Lt(ai, hn::Set(di16, 0x3C00)));
   const auto is_nan = hn::RebindMask(du16, hn::Gt(ai, hn::Set(di16, 0x7C00)));
   return hn::IfThenElse(is_nan, hn::Xor(sign8, hn::Set(du16, 8)),
@@ -234,22 +234,23 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
   const size_t n = hn::Lanes(du32);
   // DecodeLoop: large outputs are streamed (f32 -> int4 at 64 MiB read at ~13 GB/s with
   // regular stores).
-  DecodeLoop<kSrcBits, kBits, kPrefetch>(src, dst, count, PackedChunk<kBits>(),
-                               [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
-      if constexpr (kSrcBits == 64) {
-        (void)enc;
-        return IntCodeFromF64(reinterpret_cast<const double*>(in) + j * n, (1u << kBits) - 1);
-      } else if constexpr (kSrcBits == 32) {
-        return enc(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
-      } else if constexpr (kBf16) {
-        return enc(F32BitsFromBF16(reinterpret_cast<const uint16_t*>(in) + j * n));
-      } else {
-        return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
-      }
-    };
-    StoreOut<decltype(stream)::value>(PackCodes32<kBits>(du32, code), DU8(), out);
-  });
+  DecodeLoop<kSrcBits, kBits, kPrefetch>(
+      src, dst, count, PackedChunk<kBits>(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+          if constexpr (kSrcBits == 64) {
+            (void)enc;
+            return IntCodeFromF64(reinterpret_cast<const double*>(in) + j * n, (1u << kBits) - 1);
+          } else if constexpr (kSrcBits == 32) {
+            return enc(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
+          } else if constexpr (kBf16) {
+            return enc(F32BitsFromBF16(reinterpret_cast<const uint16_t*>(in) + j * n));
+          } else {
+            return enc(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
+          }
+        };
+        StoreOut<decltype(stream)::value>(PackCodes32<kBits>(du32, code), DU8(), out);
+      });
 }
 
 // Lanes(DU32) DOUBLE values at `in` -> their float32 bits rounded to odd
@@ -313,7 +314,7 @@ HWY_INLINE hn::Vec<DI32> ClampedIntsForF4(const TS* HWY_RESTRICT in) {
 #if HWY_TARGET == HWY_SCALAR
     return hn::BitCast(DI32(), half(in));
 #else
-    const auto lo = half(in);  // loads in address order
+    const auto lo = half(in);              // loads in address order
     const auto hi = half(in + hn::Lanes(DU32()) / 2);
     return hn::BitCast(DI32(), hn::Combine(DU32(), hi, lo));
 #endif
@@ -343,28 +344,28 @@ template <typename TS>
 HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
-  DecodeLoop<8 * sizeof(TS), 4, true, (size_t{4} << 20)>(src, dst, count, PackedChunk<4>(),
-                                      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
-      const TS* p = reinterpret_cast<const TS*>(in) + j * n;
-      if constexpr (std::is_same<TS, double>::value) {
-        return F4CodeFromF32(F32BitsFromF64RoundToOdd(p));
-      } else {
-        return F4CodeFromClampedInt(ClampedIntsForF4(p));
-      }
-    };
-    StoreOut<decltype(stream)::value>(PackCodes32<4>(du32, code), DU8(), out);
-  });
+  DecodeLoop<8 * sizeof(TS), 4, true, (size_t{4} << 20)>(
+      src, dst, count, PackedChunk<4>(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+          const TS* p = reinterpret_cast<const TS*>(in) + j * n;
+          if constexpr (std::is_same<TS, double>::value) {
+            return F4CodeFromF32(F32BitsFromF64RoundToOdd(p));
+          } else {
+            return F4CodeFromClampedInt(ClampedIntsForF4(p));
+          }
+        };
+        StoreOut<decltype(stream)::value>(PackCodes32<4>(du32, code), DU8(), out);
+      });
 }
 
 template <int kSrcBits, int kBits, bool kBf16 = false>
 HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
   constexpr uint32_t kMask = (1u << kBits) - 1;
   constexpr bool kPrefetch = kBits == 2;
-  EncodeFloat<kSrcBits, kBits, kPrefetch, kBf16>(src, dst, count,
-                                          [](hn::Vec<DU32> bits) TC_LAMBDA_INLINE {
-                                            return IntCodeFromF32(bits, kMask);
-                                          });
+  EncodeFloat<kSrcBits, kBits, kPrefetch, kBf16>(
+      src, dst, count,
+      [](hn::Vec<DU32> bits) TC_LAMBDA_INLINE { return IntCodeFromF32(bits, kMask); });
 }
 
 // INT8 / UINT8 -> the low kBits bits.
@@ -374,17 +375,17 @@ HWY_INLINE void EncodeBytes(const void* src, void* dst, size_t count) {
   const size_t n8 = hn::Lanes(du8);
   SubbyteLoop<8, kBits>(src, dst, count, PackedChunk<kBits>(),
                         [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-    // Loads in address order (see PackCodes32).
-    const auto v0 = hn::LoadU(du8, in);
-    const auto v1 = hn::LoadU(du8, in + n8);
-    if constexpr (kBits == 4) {
-      hn::StoreU(PackNibbles8(v0, v1), du8, out);
-    } else {
-      const auto v2 = hn::LoadU(du8, in + 2 * n8);
-      const auto v3 = hn::LoadU(du8, in + 3 * n8);
-      hn::StoreU(PackCrumbs8(v0, v1, v2, v3), du8, out);
-    }
-  });
+                          // Loads in address order (see PackCodes32).
+                          const auto v0 = hn::LoadU(du8, in);
+                          const auto v1 = hn::LoadU(du8, in + n8);
+                          if constexpr (kBits == 4) {
+                            hn::StoreU(PackNibbles8(v0, v1), du8, out);
+                          } else {
+                            const auto v2 = hn::LoadU(du8, in + 2 * n8);
+                            const auto v3 = hn::LoadU(du8, in + 3 * n8);
+                            hn::StoreU(PackCrumbs8(v0, v1, v2, v3), du8, out);
+                          }
+                        });
 }
 
 // ------------------------------------------------------------------ decode kernels
@@ -395,11 +396,12 @@ HWY_INLINE void DecodeToBytes(const void* src, void* dst, size_t count) {
   const DU8 du8;
   DecodeLoop<kBits, 8>(src, dst, count, PackedChunk<kBits>(),
                        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-      const auto bytes = kSigned ? SignExtendCodes<kBits>(codes) : codes;
-      StoreOut<decltype(stream)::value>(bytes, du8, out + first);
-    });
-  });
+                         ForEachCodeVector<kBits>(
+                             in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+                               const auto bytes = kSigned ? SignExtendCodes<kBits>(codes) : codes;
+                               StoreOut<decltype(stream)::value>(bytes, du8, out + first);
+                             });
+                       });
 }
 
 // 4/2-bit integers -> FLOAT: int8 codes -> PromoteTo i32 -> ConvertTo (exact).
@@ -410,26 +412,28 @@ HWY_INLINE void DecodeIntToF32(const void* src, void* dst, size_t count) {
   const DF32 df;
   const size_t n8 = hn::Lanes(du8);
   const size_t n32 = hn::Lanes(di32);
-  DecodeLoop<kBits, 32>(src, dst, count, PackedChunk<kBits>(),
-                        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    float* out_f = reinterpret_cast<float*>(out);
-    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-      HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
-      hn::Store(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, buf);
-      for (size_t q = 0; q < n8; q += n32) {
-        const auto v = [&]() TC_LAMBDA_INLINE {
-          if constexpr (kSigned) {
-            const hn::Rebind<int8_t, DI32> di8;
-            return hn::PromoteTo(di32, hn::LoadU(di8, reinterpret_cast<const int8_t*>(buf) + q));
-          } else {
-            const hn::Rebind<uint8_t, DI32> du8q;
-            return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
+  DecodeLoop<kBits, 32>(
+      src, dst, count, PackedChunk<kBits>(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+        float* out_f = reinterpret_cast<float*>(out);
+        ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+          HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
+          hn::Store(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, buf);
+          for (size_t q = 0; q < n8; q += n32) {
+            const auto v = [&]() TC_LAMBDA_INLINE {
+              if constexpr (kSigned) {
+                const hn::Rebind<int8_t, DI32> di8;
+                return hn::PromoteTo(di32,
+                                     hn::LoadU(di8, reinterpret_cast<const int8_t*>(buf) + q));
+              } else {
+                const hn::Rebind<uint8_t, DI32> du8q;
+                return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
+              }
+            }();
+            StoreOut<decltype(stream)::value>(hn::ConvertTo(df, v), df, out_f + first + q);
           }
-        }();
-        StoreOut<decltype(stream)::value>(hn::ConvertTo(df, v), df, out_f + first + q);
-      }
-    });
-  });
+        });
+      });
 }
 
 // 4/2-bit codes -> 16-bit target bits low[code] | high[code] << 8.
@@ -443,33 +447,31 @@ HWY_INLINE void DecodeByTable16(const void* src, void* dst, size_t count,
   const size_t n16 = hn::Lanes(du16);
   DecodeLoop<kBits, 16>(src, dst, count, PackedChunk<kBits>(),
                         [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
-    ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-      HWY_ALIGN uint8_t lo[HWY_MAX_BYTES];
-      HWY_ALIGN uint8_t hi[HWY_MAX_BYTES];
-      hn::Store(LookupCodes(low, codes), du8, lo);
-      hn::Store(LookupCodes(high, codes), du8, hi);
-      for (size_t q = 0; q < n8; q += n16) {
-        const auto l = hn::PromoteTo(du16, hn::LoadU(du8h, lo + q));
-        const auto h = hn::PromoteTo(du16, hn::LoadU(du8h, hi + q));
-        StoreOut<decltype(stream)::value>(hn::Or(l, hn::ShiftLeft<8>(h)), du16,
-                                          out16 + first + q);
-      }
-    });
-  });
+                          uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
+                          ForEachCodeVector<kBits>(
+                              in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+                                HWY_ALIGN uint8_t lo[HWY_MAX_BYTES];
+                                HWY_ALIGN uint8_t hi[HWY_MAX_BYTES];
+                                hn::Store(LookupCodes(low, codes), du8, lo);
+                                hn::Store(LookupCodes(high, codes), du8, hi);
+                                for (size_t q = 0; q < n8; q += n16) {
+                                  const auto l = hn::PromoteTo(du16, hn::LoadU(du8h, lo + q));
+                                  const auto h = hn::PromoteTo(du16, hn::LoadU(du8h, hi + q));
+                                  StoreOut<decltype(stream)::value>(hn::Or(l, hn::ShiftLeft<8>(h)),
+                                                                    du16, out16 + first + q);
+                                }
+                              });
+                        });
 }
 
 // FLOAT4E2M1 -> FLOAT bits: all of them, and their bytes 3 and 2 (the others are 0).
-constexpr uint32_t kF4F32Bits[16] = {0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000,
-                                     0x40000000, 0x40400000, 0x40800000, 0x40C00000,
-                                     0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000,
-                                     0xC0000000, 0xC0400000, 0xC0800000, 0xC0C00000};
-alignas(16) constexpr uint8_t kF4F32Byte3[16] = {0x00, 0x3F, 0x3F, 0x3F, 0x40, 0x40,
-                                                 0x40, 0x40, 0x80, 0xBF, 0xBF, 0xBF,
-                                                 0xC0, 0xC0, 0xC0, 0xC0};
-alignas(16) constexpr uint8_t kF4F32Byte2[16] = {0x00, 0x00, 0x80, 0xC0, 0x00, 0x40,
-                                                 0x80, 0xC0, 0x00, 0x00, 0x80, 0xC0,
-                                                 0x00, 0x40, 0x80, 0xC0};
+constexpr uint32_t kF4F32Bits[16] = {
+    0x00000000, 0x3F000000, 0x3F800000, 0x3FC00000, 0x40000000, 0x40400000, 0x40800000, 0x40C00000,
+    0x80000000, 0xBF000000, 0xBF800000, 0xBFC00000, 0xC0000000, 0xC0400000, 0xC0800000, 0xC0C00000};
+alignas(16) constexpr uint8_t kF4F32Byte3[16] = {0x00, 0x3F, 0x3F, 0x3F, 0x40, 0x40, 0x40, 0x40,
+                                                 0x80, 0xBF, 0xBF, 0xBF, 0xC0, 0xC0, 0xC0, 0xC0};
+alignas(16) constexpr uint8_t kF4F32Byte2[16] = {0x00, 0x00, 0x80, 0xC0, 0x00, 0x40, 0x80, 0xC0,
+                                                 0x00, 0x00, 0x80, 0xC0, 0x00, 0x40, 0x80, 0xC0};
 
 // FLOAT4E2M1 -> FLOAT. With >= 16 u32 lanes (AVX3, wide SVE) the 16 f32 bit patterns fit
 // in one vector: one TableLookupLanes per vector. Otherwise every value's bits are
@@ -484,36 +486,38 @@ HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
     HWY_ALIGN uint32_t lanes[HWY_MAX_BYTES / 4 > 16 ? HWY_MAX_BYTES / 4 : 16] = {};
     for (size_t i = 0; i < 16; ++i) lanes[i] = kF4F32Bits[i];
     const auto table = hn::Load(du32, lanes);
-    DecodeLoop<4, 32>(src, dst, count, PackedChunk<4>(),
-                      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-      uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
-      ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-        HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
-        hn::Store(codes, du8, buf);
-        for (size_t q = 0; q < n8; q += n32) {
-          const auto idx = hn::PromoteTo(du32, hn::LoadU(du8q, buf + q));
-          const auto bits = hn::TableLookupLanes(table, hn::IndicesFromVec(du32, idx));
-          StoreOut<decltype(stream)::value>(bits, du32, out32 + first + q);
-        }
-      });
-    });
+    DecodeLoop<4, 32>(
+        src, dst, count, PackedChunk<4>(),
+        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+          uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
+          ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+            HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
+            hn::Store(codes, du8, buf);
+            for (size_t q = 0; q < n8; q += n32) {
+              const auto idx = hn::PromoteTo(du32, hn::LoadU(du8q, buf + q));
+              const auto bits = hn::TableLookupLanes(table, hn::IndicesFromVec(du32, idx));
+              StoreOut<decltype(stream)::value>(bits, du32, out32 + first + q);
+            }
+          });
+        });
     return;
   }
-  DecodeLoop<4, 32>(src, dst, count, PackedChunk<4>(),
-                    [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-    uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
-    ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-      HWY_ALIGN uint8_t b3[HWY_MAX_BYTES];
-      HWY_ALIGN uint8_t b2[HWY_MAX_BYTES];
-      hn::Store(LookupCodes(kF4F32Byte3, codes), du8, b3);
-      hn::Store(LookupCodes(kF4F32Byte2, codes), du8, b2);
-      for (size_t q = 0; q < n8; q += n32) {
-        const auto hi = hn::ShiftLeft<24>(hn::PromoteTo(du32, hn::LoadU(du8q, b3 + q)));
-        const auto lo = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du8q, b2 + q)));
-        StoreOut<decltype(stream)::value>(hn::Or(hi, lo), du32, out32 + first + q);
-      }
-    });
-  });
+  DecodeLoop<4, 32>(
+      src, dst, count, PackedChunk<4>(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+        uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
+        ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+          HWY_ALIGN uint8_t b3[HWY_MAX_BYTES];
+          HWY_ALIGN uint8_t b2[HWY_MAX_BYTES];
+          hn::Store(LookupCodes(kF4F32Byte3, codes), du8, b3);
+          hn::Store(LookupCodes(kF4F32Byte2, codes), du8, b2);
+          for (size_t q = 0; q < n8; q += n32) {
+            const auto hi = hn::ShiftLeft<24>(hn::PromoteTo(du32, hn::LoadU(du8q, b3 + q)));
+            const auto lo = hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du8q, b2 + q)));
+            StoreOut<decltype(stream)::value>(hn::Or(hi, lo), du32, out32 + first + q);
+          }
+        });
+      });
 }
 
 // FLOAT16 bits of the value of each 4/2-bit code, split into low and high bytes.
@@ -552,9 +556,8 @@ HWY_INLINE void DecodeIntToF16(const void* src, void* dst, size_t count) {
 
 HWY_INLINE void DecodeF4ToF16(const void* src, void* dst, size_t count) {
   alignas(16) static constexpr uint8_t kLow[16] = {0};
-  alignas(16) static constexpr uint8_t kHigh[16] = {0x00, 0x38, 0x3C, 0x3E, 0x40, 0x42,
-                                                    0x44, 0x46, 0x80, 0xB8, 0xBC, 0xBE,
-                                                    0xC0, 0xC2, 0xC4, 0xC6};
+  alignas(16) static constexpr uint8_t kHigh[16] = {0x00, 0x38, 0x3C, 0x3E, 0x40, 0x42, 0x44, 0x46,
+                                                    0x80, 0xB8, 0xBC, 0xBE, 0xC0, 0xC2, 0xC4, 0xC6};
   DecodeByTable16<4>(src, dst, count, kLow, kHigh);
 }
 
@@ -590,19 +593,17 @@ TC_SUBBYTE_KERNEL(CastF64ToU2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count
 // FLOAT / FLOAT16 -> FLOAT4E2M1.
 void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   subbyte::EncodeFloat<32, 4, true>(src, dst, count,
-                                    [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE {
-                                      return subbyte::F4CodeFromF32(bits);
-                                    });
+                                    [](hn::Vec<subbyte::DU32> bits)
+                                        TC_LAMBDA_INLINE { return subbyte::F4CodeFromF32(bits); });
 }
 void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<16, 4, true, true>(src, dst, count,
-                                          [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE {
-                                            return subbyte::F4CodeFromF32(bits);
-                                          });
+  subbyte::EncodeFloat<16, 4, true, true>(
+      src, dst, count,
+      [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE { return subbyte::F4CodeFromF32(bits); });
 }
-#define TC_SOURCE_F4_CAST(Name, TS)                                              \
+#define TC_SOURCE_F4_CAST(Name, TS)                                         \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
-    subbyte::EncodeSourceToF4<TS>(src, dst, count);                            \
+    subbyte::EncodeSourceToF4<TS>(src, dst, count);                         \
   }
 TC_SOURCE_F4_CAST(CastI16ToF4E2M1, int16_t)
 TC_SOURCE_F4_CAST(CastU16ToF4E2M1, uint16_t)
@@ -615,14 +616,14 @@ TC_SOURCE_F4_CAST(CastF64ToF4E2M1, double)
 void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   const subbyte::DU16 du16;
   const size_t n = hn::Lanes(du16);
-  SubbyteLoop<16, 4>(src, dst, count, PackedChunk<4>(),
-                     [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-    const auto code = [&](size_t j) TC_LAMBDA_INLINE {
-      const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(in) + j * n);
-      return subbyte::F4CodeFromF16(du16, h);
-    };
-    hn::StoreU(PackNibbles16(code), DU8(), out);
-  });
+  SubbyteLoop<16, 4>(
+      src, dst, count, PackedChunk<4>(), [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+          const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(in) + j * n);
+          return subbyte::F4CodeFromF16(du16, h);
+        };
+        hn::StoreU(PackNibbles16(code), DU8(), out);
+      });
 }
 
 // INT8 / UINT8 -> 4/2-bit integers (wrap).

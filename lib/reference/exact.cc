@@ -89,8 +89,8 @@ bool EncodeMagnitude(const FloatFormat& f, const Exact& x, uint64_t* code) {
   }
   const int64_t biased = static_cast<int64_t>(rd.q) + f.mant_bits + f.bias;
   if (biased > static_cast<int64_t>(f.max_code >> f.mant_bits)) return false;
-  const uint64_t c = (static_cast<uint64_t>(biased) << f.mant_bits) |
-                     (rd.r & ((1ull << f.mant_bits) - 1));
+  const uint64_t c =
+      (static_cast<uint64_t>(biased) << f.mant_bits) | (rd.r & ((1ull << f.mant_bits) - 1));
   if (c > f.max_code) return false;
   *code = c;
   return true;
@@ -109,8 +109,7 @@ uint64_t EncodeIeee(DataType type, const Exact& x) {
     // Everything else keeps the sign and the top payload bits and sets the quiet bit,
     // as the hardware conversions do (vcvtps2ph, cvtss2sd, cvtsd2ss).
     const auto src = static_cast<DataType>(x.nan_source);
-    if (type == DataType::kBfloat16 ||
-        (type == DataType::kFloat16 && src == DataType::kBfloat16)) {
+    if (type == DataType::kBfloat16 || (type == DataType::kFloat16 && src == DataType::kBfloat16)) {
       return sign | inf | (1ull << (f.mant_bits - 1));
     }
     uint64_t frac = x.mant >> (64 - f.mant_bits);
@@ -275,8 +274,7 @@ uint64_t EncodeFloat(DataType type, const Exact& x, const CastOptions& options) 
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-      return EncodeFloat8(type, x, options.saturate);
+    case DataType::kFloat8E5M2FNUZ: return EncodeFloat8(type, x, options.saturate);
     case DataType::kFloat4E2M1: return EncodeFloat4(x);
     case DataType::kFloat8E8M0: return EncodeE8M0(x, options);
     default: return EncodeIeee(type, x);

@@ -21,12 +21,18 @@ enum class Kind { kFloat, kSigned, kUnsigned, kBool, kString };
 
 Kind KindOf(DataType t) {
   switch (t) {
-    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32:
-    case DataType::kInt64: case DataType::kInt4: case DataType::kInt2:
-      return Kind::kSigned;
-    case DataType::kUint8: case DataType::kUint16: case DataType::kUint32:
-    case DataType::kUint64: case DataType::kUint4: case DataType::kUint2:
-      return Kind::kUnsigned;
+    case DataType::kInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kInt64:
+    case DataType::kInt4:
+    case DataType::kInt2: return Kind::kSigned;
+    case DataType::kUint8:
+    case DataType::kUint16:
+    case DataType::kUint32:
+    case DataType::kUint64:
+    case DataType::kUint4:
+    case DataType::kUint2: return Kind::kUnsigned;
     case DataType::kBool: return Kind::kBool;
     case DataType::kString: return Kind::kString;
     default: return Kind::kFloat;
@@ -40,9 +46,21 @@ uint64_t LoadCode(const void* src, int bits, size_t i) {
     case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
     case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
     case 8: return p[i];
-    case 16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
-    case 32: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
-    default: { uint64_t v; std::memcpy(&v, p + 8 * i, 8); return v; }
+    case 16: {
+      uint16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
+    case 32: {
+      uint32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return v;
+    }
   }
 }
 
@@ -64,8 +82,16 @@ void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
       return;
     }
     case 8: p[i] = static_cast<unsigned char>(code); return;
-    case 16: { const auto v = static_cast<uint16_t>(code); std::memcpy(p + 2 * i, &v, 2); return; }
-    case 32: { const auto v = static_cast<uint32_t>(code); std::memcpy(p + 4 * i, &v, 4); return; }
+    case 16: {
+      const auto v = static_cast<uint16_t>(code);
+      std::memcpy(p + 2 * i, &v, 2);
+      return;
+    }
+    case 32: {
+      const auto v = static_cast<uint32_t>(code);
+      std::memcpy(p + 4 * i, &v, 4);
+      return;
+    }
     default: std::memcpy(p + 8 * i, &code, 8); return;
   }
 }
@@ -103,8 +129,7 @@ std::string FormatElement(DataType type, Kind kind, int bits, uint64_t code) {
   switch (kind) {
     case Kind::kSigned:
       return std::string(buf, std::to_chars(buf, buf + sizeof(buf), SignExtend(code, bits)).ptr);
-    case Kind::kUnsigned:
-      return std::string(buf, std::to_chars(buf, buf + sizeof(buf), code).ptr);
+    case Kind::kUnsigned: return std::string(buf, std::to_chars(buf, buf + sizeof(buf), code).ptr);
     case Kind::kBool: return code != 0 ? "True" : "False";
     default: return FormatFloat(type, code);
   }
@@ -129,8 +154,14 @@ bool EqualsIgnoreCaseTrimmed(const std::string& s, const char* word) {
 bool ParseElement(const std::string& s, DataType type, Kind kind, int bits,
                   const CastOptions& options, Decimal* scratch, uint64_t* code) {
   if (kind == Kind::kBool) {
-    if (EqualsIgnoreCaseTrimmed(s, "true")) { *code = 1; return true; }
-    if (EqualsIgnoreCaseTrimmed(s, "false")) { *code = 0; return true; }
+    if (EqualsIgnoreCaseTrimmed(s, "true")) {
+      *code = 1;
+      return true;
+    }
+    if (EqualsIgnoreCaseTrimmed(s, "false")) {
+      *code = 0;
+      return true;
+    }
   }
   if (!ParseDecimal(s, scratch)) return false;
   const Decimal& d = *scratch;
@@ -181,8 +212,7 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
   }
   // Same type: a copy, except that saturating E5M2 turns +-Inf into +-MAX and NaNs
   // into the canonical NaN (the reference clips, then converts).
-  if (src_type == dst_type &&
-      !(src_type == DataType::kFloat8E5M2 && options.saturate)) {
+  if (src_type == dst_type && !(src_type == DataType::kFloat8E5M2 && options.saturate)) {
     const size_t bytes = StorageBytes(src_type, count);
     if (src != dst) std::memcpy(dst, src, bytes);
     const size_t used_bits = (count * static_cast<size_t>(sbits)) % 8;
@@ -199,8 +229,8 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
       uint64_t code = 0;
       if (!ParseElement(in[i], dst_type, dk, dbits, options, &scratch, &code)) {
         return Status(StatusCode::kParseError,
-                      "element " + std::to_string(i) + ": cannot parse " + Quote(in[i]) +
-                          " as " + DataTypeName(dst_type) + " (" + std::to_string(i) +
+                      "element " + std::to_string(i) + ": cannot parse " + Quote(in[i]) + " as " +
+                          DataTypeName(dst_type) + " (" + std::to_string(i) +
                           " elements before it were written)",
                       i);
       }

@@ -49,8 +49,8 @@ class BigInt {
   }
   void MulPow10(int64_t k) {
     for (; k >= 9; k -= 9) MulAdd(1000000000u, 0);
-    static constexpr uint32_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000,
-                                           10000000, 100000000};
+    static constexpr uint32_t kPow10[9] = {1,      10,      100,      1000,     10000,
+                                           100000, 1000000, 10000000, 100000000};
     if (k > 0) MulAdd(kPow10[k], 0);
   }
   void ShiftLeft(int64_t bits) {
@@ -96,8 +96,14 @@ int CompareDecimalWithDouble(const Decimal& d, double v) {
   }
   BigInt lhs(0), rhs(m);
   for (int i = 0; i < d.len; ++i) lhs.MulAdd(10, static_cast<uint32_t>(d.digits[i] - '0'));
-  if (d.exp10 >= 0) lhs.MulPow10(d.exp10); else rhs.MulPow10(-d.exp10);
-  if (e2 >= 0) rhs.ShiftLeft(e2); else lhs.ShiftLeft(-e2);
+  if (d.exp10 >= 0)
+    lhs.MulPow10(d.exp10);
+  else
+    rhs.MulPow10(-d.exp10);
+  if (e2 >= 0)
+    rhs.ShiftLeft(e2);
+  else
+    lhs.ShiftLeft(-e2);
   const int c = Compare(lhs, rhs);
   // Dropped digits only matter when the kept ones equal v exactly: v has at most
   // 767 significant digits, fewer than kMaxDigits.
@@ -159,8 +165,10 @@ std::string Layout(bool neg, const char* digits, int n, int exp10, double abs_va
     if (exp10 >= 0) {
       for (int i = 0; i <= exp10; ++i) s += i < n ? digits[i] : '0';
       s += '.';
-      if (n > exp10 + 1) s.append(digits + exp10 + 1, static_cast<size_t>(n - exp10 - 1));
-      else s += '0';
+      if (n > exp10 + 1)
+        s.append(digits + exp10 + 1, static_cast<size_t>(n - exp10 - 1));
+      else
+        s += '0';
     } else {
       s += "0.";
       s.append(static_cast<size_t>(-exp10 - 1), '0');
@@ -196,8 +204,7 @@ bool RoundTrips(DataType type, uint64_t code, const char* digits, int n, int exp
 
 // The shortest digits that round-trip for a small float format, by trying each
 // precision: the correctly rounded candidate first, then its two neighbours.
-int ShortestDigits(DataType type, uint64_t abs_code, double abs_value, char* digits,
-                   int* exp10) {
+int ShortestDigits(DataType type, uint64_t abs_code, double abs_value, char* digits, int* exp10) {
   char buf[64];
   for (int p = 1; p <= 17; ++p) {
     const std::to_chars_result r =
@@ -403,16 +410,18 @@ std::string FormatFloat(DataType type, uint64_t code) {
         std::to_chars(buf, buf + sizeof(buf), abs_value, std::chars_format::scientific);
     n = SplitScientific(buf, r.ptr, digits, &exp10);
   } else if (type == DataType::kFloat) {
-    const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf),
-                                                 static_cast<float>(abs_value),
-                                                 std::chars_format::scientific);
+    const std::to_chars_result r = std::to_chars(
+        buf, buf + sizeof(buf), static_cast<float>(abs_value), std::chars_format::scientific);
     n = SplitScientific(buf, r.ptr, digits, &exp10);
   } else {
     // Round-trip test on the magnitude code (sign bit cleared).
     uint64_t abs_code = code;
-    if (type == DataType::kFloat16 || type == DataType::kBfloat16) abs_code &= 0x7FFF;
-    else if (type == DataType::kFloat4E2M1) abs_code &= 0x7;
-    else if (type != DataType::kFloat8E8M0) abs_code &= 0x7F;
+    if (type == DataType::kFloat16 || type == DataType::kBfloat16)
+      abs_code &= 0x7FFF;
+    else if (type == DataType::kFloat4E2M1)
+      abs_code &= 0x7;
+    else if (type != DataType::kFloat8E8M0)
+      abs_code &= 0x7F;
     n = ShortestDigits(type, abs_code, abs_value, digits, &exp10);
   }
   return Layout(x.neg && type != DataType::kFloat8E8M0, digits, n, exp10, abs_value);

@@ -115,7 +115,8 @@ TC_SHIM_EXPORT int tc_cast(const void* src, int src_type, void* dst, int dst_typ
   try {
     if (src_type == static_cast<int>(DataType::kString) ||
         dst_type == static_cast<int>(DataType::kString)) {
-      WriteError(err, err_len, "INVALID_ARGUMENT: shim: use tc_cast_from_strings / tc_cast_to_strings");
+      WriteError(err, err_len,
+                 "INVALID_ARGUMENT: shim: use tc_cast_from_strings / tc_cast_to_strings");
       if (written != nullptr) *written = 0;
       return kInvalidCode;
     }
@@ -168,10 +169,10 @@ TC_SHIM_EXPORT int tc_cast_to_strings(const void* src, const char* str_data,
       }
       src_ptr = in.data();
     }
-    const int rc = Report(Run(src_ptr, src_type, result->values.data(),
-                              static_cast<int>(DataType::kString), count, saturate, round_mode,
-                              flags),
-                          err, err_len, written);
+    const int rc =
+        Report(Run(src_ptr, src_type, result->values.data(), static_cast<int>(DataType::kString),
+                   count, saturate, round_mode, flags),
+               err, err_len, written);
     if (rc != 0 || handle == nullptr) {
       delete result;
     } else {
@@ -211,9 +212,7 @@ TC_SHIM_EXPORT void tc_strings_fill(const void* handle, char* data, uint64_t* of
   }
 }
 
-TC_SHIM_EXPORT void tc_strings_free(void* handle) {
-  delete static_cast<StringResult*>(handle);
-}
+TC_SHIM_EXPORT void tc_strings_free(void* handle) { delete static_cast<StringResult*>(handle); }
 
 // StorageBytes(type, count) (SIZE_MAX for STRING or invalid types).
 TC_SHIM_EXPORT size_t tc_storage_bytes(int type, size_t count) {

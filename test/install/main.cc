@@ -15,9 +15,11 @@ int main() {
     return 1;
   }
   uint8_t f8[2] = {0, 0};
-  s = tensorcast::Cast(src, tensorcast::DataType::kFloat, f8, tensorcast::DataType::kFloat8E4M3FN, 2);
+  s = tensorcast::Cast(src, tensorcast::DataType::kFloat, f8, tensorcast::DataType::kFloat8E4M3FN,
+                       2);
   if (!s.ok() || f8[0] != 0x38 || f8[1] != 0x7E) {
-    std::fprintf(stderr, "Cast to FLOAT8E4M3FN: %s, %02x %02x\n", s.message().c_str(), f8[0], f8[1]);
+    std::fprintf(stderr, "Cast to FLOAT8E4M3FN: %s, %02x %02x\n", s.message().c_str(), f8[0],
+                 f8[1]);
     return 1;
   }
   // int32 [2, 3] along axis 1 into 1 + 2 columns.
