@@ -37,7 +37,7 @@ std::vector<float> Sample(size_t count) { return tensorcast_bench::NormalSample(
 size_t Bytes(DataType type, size_t count) { return tensorcast::StorageBytes(type, count); }
 
 void BM_Kernel(benchmark::State& state, DataType from, DataType to, CastOptions o, size_t count) {
-  const tensorcast::kernels::CastKernel kernel = tensorcast::kernels::FindKernel(from, to);
+  const tensorcast::dispatch::CastKernel kernel = tensorcast::dispatch::FindKernel(from, to);
   if (kernel == nullptr) {
     state.SkipWithError("no kernel for the pair");
     return;

@@ -16,7 +16,7 @@
 #include "bench/bench_util.h"
 #include "hwy/targets.h"
 #include "lib/dispatch/cast_kernels.h"
-#include "lib/kernels/stream_threshold.h"
+#include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
 
 namespace {
@@ -75,7 +75,7 @@ void BM_Cast(benchmark::State& state, DataType src, DataType dst, size_t src_byt
   const CastOptions options;
   const auto cast_once = [&] {
     const bool ok =
-        tensorcast::kernels::CastWithKernels(in.data(), src, out.data(), dst, count, options);
+        tensorcast::dispatch::CastWithPlan(in.data(), src, out.data(), dst, count, options);
     benchmark::DoNotOptimize(ok);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -109,7 +109,7 @@ void RegisterAll() {
     if (tensorcast::IsCastable(t) && t != DataType::kString) types.push_back(t);
   }
   size_t n = 0;
-  const tensorcast::kernels::KernelRow* rows = tensorcast::kernels::KernelRows(&n);
+  const tensorcast::dispatch::KernelRow* rows = tensorcast::dispatch::KernelRows(&n);
   for (DataType s : types) {
     for (DataType d : types) {
       if (s == d) continue;
@@ -117,7 +117,7 @@ void RegisterAll() {
       for (size_t r = 0; r < n; ++r) direct |= rows[r].src == s && rows[r].dst == d;
       // Probe whether the kernel path serves the pair at all (one element).
       uint64_t one_in = 0, one_out = 0;
-      if (!tensorcast::kernels::CastWithKernels(&one_in, s, &one_out, d, 1, CastOptions{}))
+      if (!tensorcast::dispatch::CastWithPlan(&one_in, s, &one_out, d, 1, CastOptions{}))
         continue;
       for (size_t bytes : sizes) {
         const std::string name = std::string("Cast/") + tensorcast::DataTypeName(s) + "->" +
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (arg.rfind("--stream_bytes=", 0) == 0) {
-      tensorcast::kernels::g_stream_bytes_override = std::stoull(arg.substr(15));
+      tensorcast::tuning::SetStreamBytesForTest(std::stoull(arg.substr(15)));
       for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
       --argc;
       --i;

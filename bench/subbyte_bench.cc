@@ -39,7 +39,7 @@ std::string SizeName(size_t elements) {
 std::vector<float> Sample(size_t count) { return tensorcast_bench::NormalSample(count, 4.0); }
 
 void BM_Kernel(benchmark::State& state, DataType from, DataType to, size_t count) {
-  const tensorcast::kernels::CastKernel kernel = tensorcast::kernels::FindKernel(from, to);
+  const tensorcast::dispatch::CastKernel kernel = tensorcast::dispatch::FindKernel(from, to);
   if (kernel == nullptr) {
     state.SkipWithError("no kernel for the pair");
     return;

@@ -97,7 +97,7 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
       if (!s.ok() || count == 0) return s;
     }
     if (src_type != DataType::kString && dst_type != DataType::kString &&
-        kernels::CastWithKernels(src, src_type, dst, dst_type, count, options)) {
+        dispatch::CastWithPlan(src, src_type, dst, dst_type, count, options)) {
       return Status::Ok();
     }
     return reference::Cast(src, src_type, dst, dst_type, count, options);

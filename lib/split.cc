@@ -19,6 +19,7 @@
 #include <new>
 
 #include "lib/split_check.h"
+#include "lib/tuning.h"
 #include "tensorcast/split.h"
 
 namespace tensorcast {
@@ -36,7 +37,6 @@ using split_internal::SplitPlan;
 // per CCD: up to ~8 MiB of source the outputs stay cache-resident and normal stores
 // win; from 16 MiB streaming is ~1.3-2x faster than glibc's memcpy, which does not
 // stream at these sizes. (sysconf's L3 size is not used: VMs report the whole socket.)
-std::atomic<size_t> stream_threshold{split_internal::kDefaultStreamThreshold};
 
 // Up to this many outputs the parts live on the stack.
 constexpr size_t kInlineParts = 32;
@@ -231,7 +231,7 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
   plan.num_parts = num_parts;
   plan.outer = outer;
   plan.row = row;
-  plan.stream = !packed && l.total_bytes >= stream_threshold.load(std::memory_order_relaxed);
+  plan.stream = !packed && l.total_bytes >= tuning::StreamBytes(tuning::kSplitStreamBytes);
   if (packed) {
     HWY_DYNAMIC_DISPATCH(SplitBitsImpl)(plan);
   } else {
@@ -242,9 +242,6 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
 
 }  // namespace
 
-size_t split_internal::SetStreamThresholdForTest(size_t bytes) {
-  return stream_threshold.exchange(bytes == 0 ? kDefaultStreamThreshold : bytes);
-}
 
 Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
              const int64_t* sizes, size_t num_outputs, void* const* outputs) {

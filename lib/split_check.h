@@ -20,11 +20,6 @@ Status CheckShapeAndAxis(const int64_t* shape, size_t rank, int64_t axis, size_t
 // the argument in messages ("sizes" for Split, "'split'" for SplitSizes).
 Status CheckSizes(const int64_t* sizes, size_t count, int64_t dim, size_t axis, const char* what);
 
-// Splits whose source has at least this many bytes use non-temporal stores.
-constexpr size_t kDefaultStreamThreshold = size_t{16} << 20;
-
-// Test hook: sets the streaming threshold (0 restores the default); returns the old one.
-size_t SetStreamThresholdForTest(size_t bytes);
 
 }  // namespace split_internal
 }  // namespace tensorcast

@@ -55,10 +55,10 @@ struct Decoder {
 };
 
 const Decoder kDecoders[] = {
-    {"Int32ToF32RoundToOdd", 32, true, &kernels::Int32ToF32RoundToOdd},
-    {"Uint32ToF32RoundToOdd", 32, false, &kernels::Uint32ToF32RoundToOdd},
-    {"Int64ToF32RoundToOdd", 64, true, &kernels::Int64ToF32RoundToOdd},
-    {"Uint64ToF32RoundToOdd", 64, false, &kernels::Uint64ToF32RoundToOdd},
+    {"Int32ToF32RoundToOdd", 32, true, &dispatch::Int32ToF32RoundToOdd},
+    {"Uint32ToF32RoundToOdd", 32, false, &dispatch::Uint32ToF32RoundToOdd},
+    {"Int64ToF32RoundToOdd", 64, true, &dispatch::Int64ToF32RoundToOdd},
+    {"Uint64ToF32RoundToOdd", 64, false, &dispatch::Uint64ToF32RoundToOdd},
 };
 
 // The expected float32 bits of source code `x` (low `bits` bits).

@@ -19,7 +19,7 @@
 
 #include "hwy/highway.h"
 #include "lib/dispatch/cast_kernels.h"
-#include "lib/kernels/stream_threshold.h"
+#include "lib/tuning.h"
 #include "lib/reference/reference_cast.h"
 #include "tensorcast/tensorcast.h"
 #include "test/target_loop.h"
@@ -164,7 +164,7 @@ bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
   return true;
 }
 
-std::string Describe(const kernels::KernelRow& row, const CastOptions& o) {
+std::string Describe(const dispatch::KernelRow& row, const CastOptions& o) {
   return std::string(row.name) + " (" + DataTypeName(row.src) + " -> " + DataTypeName(row.dst) +
          ", saturate=" + std::to_string(o.saturate) +
          ", round_mode=" + RoundModeName(o.round_mode) + ") on " + ActiveTargetName();
@@ -173,7 +173,7 @@ std::string Describe(const kernels::KernelRow& row, const CastOptions& o) {
 // Runs the kernel on `count` elements at byte offsets (misalignment) on every target under
 // test and checks the output against the reference (computed once) and the guard bytes
 // after it.
-void CheckRow(TargetLoop& loop, const kernels::KernelRow& row, const Bytes& src, size_t count,
+void CheckRow(TargetLoop& loop, const dispatch::KernelRow& row, const Bytes& src, size_t count,
               size_t src_offset, size_t dst_offset, const CastOptions& o) {
   const size_t in_bytes = StorageBytes(row.src, count);
   const size_t out_bytes = StorageBytes(row.dst, count);
@@ -219,9 +219,9 @@ TEST(KernelTest, DispatchesToEveryTargetUnderTest) {
 TEST(KernelTest, EveryRowBitExactAgainstTheReference) {
   TargetLoop loop;
   size_t rows = 0;
-  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
   for (size_t r = 0; r < rows; ++r) {
-    const kernels::KernelRow& row = table[r];
+    const dispatch::KernelRow& row = table[r];
     size_t count = 0;
     const Bytes& src = Source(row.src, &count);
     for (bool saturate : {true, false}) {
@@ -268,12 +268,12 @@ TEST(KernelTest, EveryPairThroughKernelsOrHub) {
       for (const CastOptions& o : options) {
         // The kernel path either takes the pair on every target or on none.
         std::fill(got.begin(), got.end(), kGuard);
-        if (!kernels::CastWithKernels(src.data(), st, got.data(), dt, count, o)) continue;
+        if (!dispatch::CastWithPlan(src.data(), st, got.data(), dt, count, o)) continue;
         ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
         ++pairs;
         loop.Run([&] {
           std::fill(got.begin(), got.end(), kGuard);
-          ASSERT_TRUE(kernels::CastWithKernels(src.data(), st, got.data(), dt, count, o))
+          ASSERT_TRUE(dispatch::CastWithPlan(src.data(), st, got.data(), dt, count, o))
               << DataTypeName(st) << " -> " << DataTypeName(dt) << " has no kernel path on "
               << ActiveTargetName();
           size_t i = 0;
@@ -295,22 +295,22 @@ TEST(KernelTest, EveryPairThroughKernelsOrHub) {
 
 // Streaming stores: kernels write outputs of 4 or 8 MiB and more with non-temporal
 // stores (cast_loop-inl.h, pack-inl.h), after a head that aligns the output. Here the
-// threshold is lowered to 1 KiB (kernels::g_stream_bytes_override) and every row's output
+// threshold is lowered to 1 KiB (tuning::SetStreamBytesForTest) and every row's output
 // into a buffer that is not vector-aligned must equal the same call with streaming off
 // (the regular path, checked against the reference above; computed on the first target
 // under test, so every target's streamed call is compared with it), with the guard bytes
 // after the output intact.
 TEST(KernelTest, StreamedOutputsMatchRegularStores) {
   struct Override {
-    explicit Override(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
-    ~Override() { kernels::g_stream_bytes_override = 0; }
+    explicit Override(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
+    ~Override() { tuning::SetStreamBytesForTest(0); }
   };
   TargetLoop loop;
   std::string first;
   size_t rows = 0;
-  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
   for (size_t r = 0; r < rows; ++r) {
-    const kernels::KernelRow& row = table[r];
+    const dispatch::KernelRow& row = table[r];
     size_t total = 0;
     const Bytes& pattern = Source(row.src, &total);
     const size_t count = 50000 + 37;
@@ -361,8 +361,8 @@ TEST(KernelTest, StreamedOutputsMatchRegularStores) {
 // the guard bytes after the output intact.
 TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
   struct Override {
-    explicit Override(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
-    ~Override() { kernels::g_stream_bytes_override = 0; }
+    explicit Override(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
+    ~Override() { tuning::SetStreamBytesForTest(0); }
   };
   TargetLoop loop;
   std::vector<DataType> types;
@@ -381,7 +381,7 @@ TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
       std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
     }
     for (DataType dt : types) {
-      if (st == dt || kernels::FindKernel(st, dt) != nullptr) continue;
+      if (st == dt || dispatch::FindKernel(st, dt) != nullptr) continue;
       const size_t out_bytes = StorageBytes(dt, count);
       Bytes want(out_bytes);
       ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, CastOptions{}).ok());
@@ -395,7 +395,7 @@ TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
             std::fill(big.begin(), big.end(), kGuard);
             {
               Override stream(stream_bytes);
-              ASSERT_TRUE(kernels::CastWithKernels(src.data(), st, big.data() + offset, dt, count,
+              ASSERT_TRUE(dispatch::CastWithPlan(src.data(), st, big.data() + offset, dt, count,
                                                    CastOptions{}));
             }
             size_t i = 0;
@@ -426,10 +426,10 @@ TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
 TEST(KernelTest, CountsAndMisalignment) {
   TargetLoop loop;
   size_t rows = 0;
-  const kernels::KernelRow* table = kernels::KernelRows(&rows);
+  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
   const size_t max_count = 4 * HWY_MAX_BYTES + 1;  // 4 vectors + 1 of the widest target
   for (size_t r = 0; r < rows; ++r) {
-    const kernels::KernelRow& row = table[r];
+    const dispatch::KernelRow& row = table[r];
     size_t total = 0;
     const Bytes& src = Source(row.src, &total);
     for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
@@ -448,7 +448,7 @@ namespace tensorcast {
 namespace {
 
 // Pairs of a type with at most 8 bits and a type with at most 8 or exactly 16 bits, or a
-// 32/64-bit integer type, go through a table lookup from kernels::CastWithKernels' 4096
+// 32/64-bit integer type, go through a table lookup from dispatch::CastWithPlan' 4096
 // elements on where cast_kernels.cc picks it (per pair and target: IsTableTarget,
 // TableBeatsKernel, LutPlanes; lib/dispatch/lut_kernels.cc; the table comes from the
 // kernel path, the lookup itself is checked here): every such pair and option set,
@@ -458,8 +458,8 @@ namespace {
 // reference, with the guard bytes after the output intact.
 TEST(KernelTest, SmallCodePairsByTableLookup) {
   struct StreamOverride {
-    explicit StreamOverride(size_t bytes) { kernels::g_stream_bytes_override = bytes; }
-    ~StreamOverride() { kernels::g_stream_bytes_override = 0; }
+    explicit StreamOverride(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
+    ~StreamOverride() { tuning::SetStreamBytesForTest(0); }
   };
   TargetLoop loop;
   std::vector<DataType> sources, targets;
@@ -510,7 +510,7 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
             std::fill(got.begin(), got.end(), kGuard);
             {
               StreamOverride stream(stream_bytes);
-              ASSERT_TRUE(kernels::CastWithKernels(src.data() + src_offset, st,
+              ASSERT_TRUE(dispatch::CastWithPlan(src.data() + src_offset, st,
                                                    got.data() + dst_offset, dt, count, o))
                   << DataTypeName(st) << " -> " << DataTypeName(dt) << " on " << ActiveTargetName();
             }

@@ -17,6 +17,7 @@
 
 #include "hwy/targets.h"
 #include "lib/split_check.h"
+#include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
 
 namespace tensorcast {
@@ -501,7 +502,7 @@ TEST(SplitProperty, EveryBlockLengthEveryTarget) {
 TEST(SplitProperty, EqualSplitsOfShortRows) {
   std::mt19937_64 rng(0xDE1Aull);
   for (size_t threshold : {size_t{0}, size_t{1}}) {  // 0: default, 1: stream everything
-    const size_t old = split_internal::SetStreamThresholdForTest(threshold);
+    const size_t old = tuning::SetStreamBytesForTest(threshold);
     ForEachTarget([&] {
       for (DT type : {DT::kUint8, DT::kFloat16, DT::kFloat, DT::kDouble, DT::kComplex64}) {
         for (int64_t parts = 2; parts <= 4; ++parts) {
@@ -522,7 +523,7 @@ TEST(SplitProperty, EqualSplitsOfShortRows) {
         }
       }
     });
-    split_internal::SetStreamThresholdForTest(old);
+    tuning::SetStreamBytesForTest(old);
   }
 }
 
@@ -532,7 +533,7 @@ TEST(SplitProperty, EqualSplitsOfShortRows) {
 TEST(SplitProperty, RowByRowBlocks) {
   std::mt19937_64 rng(0x20Bull);
   for (size_t threshold : {size_t{0}, size_t{1}}) {
-    const size_t old = split_internal::SetStreamThresholdForTest(threshold);
+    const size_t old = tuning::SetStreamBytesForTest(threshold);
     ForEachTarget([&] {
       for (int64_t k : {64, 72, 100, 128, 200, 257}) {
         const std::vector<int64_t> shape = {2, 9, 4 * k};
@@ -548,7 +549,7 @@ TEST(SplitProperty, RowByRowBlocks) {
         }
       }
     });
-    split_internal::SetStreamThresholdForTest(old);
+    tuning::SetStreamBytesForTest(old);
   }
 }
 
@@ -578,7 +579,7 @@ TEST(SplitProperty, LongPackedRunsEveryPhase) {
 // test hook: misaligned outputs, blocks that are not multiples of a vector, the
 // streamed and the normal block sizes mixed, every target.
 TEST(SplitProperty, StreamingPath) {
-  const size_t old = split_internal::SetStreamThresholdForTest(1);
+  const size_t old = tuning::SetStreamBytesForTest(1);
   std::mt19937_64 rng(0xB16ull);
   // Long rows (blocks streamed directly) and short rows (small blocks gathered in a
   // stage, then streamed as one run).
@@ -600,7 +601,7 @@ TEST(SplitProperty, StreamingPath) {
       }
     }
   });
-  split_internal::SetStreamThresholdForTest(old);
+  tuning::SetStreamBytesForTest(old);
 }
 
 // ------------------------------------------------------------ validation errors

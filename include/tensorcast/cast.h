@@ -7,7 +7,9 @@
 #define TENSORCAST_CAST_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensorcast/data_type.h"
 #include "tensorcast/status.h"
@@ -55,6 +57,37 @@ const char* RoundModeName(RoundMode mode) noexcept;
 
 // The Highway target that bulk kernels dispatch to on this CPU (e.g. "AVX3", "NEON").
 const char* ActiveTargetName() noexcept;
+
+// The Highway targets compiled into this build that this CPU can run, best first (e.g.
+// "AVX3_DL", "AVX3", "AVX2", "SSE4", "SSSE3", "SCALAR"). ActiveTargetName() is one of them.
+std::vector<std::string> CompiledTargetNames();
+
+// How Cast serves a pair of element types (the route plan, decided once per target).
+enum class Route : int {
+  kKernel = 0,   // one SIMD kernel of the pair
+  kTable = 1,    // table lookup: the pair's result for each of the <= 256 source codes
+  kHub = 2,      // two steps through an L1-resident block: a decoder, then an encoder
+  kCopy = 3,     // a byte copy (same type; INT4 <-> UINT4 and INT2 <-> UINT2 wrap to a copy)
+  kStrings = 4,  // the exact scalar string codec (STRING on either side)
+};
+
+// "kernel", "table", "hub", "copy", "strings".
+const char* RouteName(Route route) noexcept;
+
+struct RouteInfo {
+  Route route = Route::kKernel;  // the route of large counts
+  std::string detail;            // the kernel, or the kernels, it runs
+  // Counts below `small_below` take `small_route` (small_detail) instead; 0: every count
+  // takes `route`.
+  size_t small_below = 0;
+  Route small_route = Route::kKernel;
+  std::string small_detail;
+};
+
+// Describes the route of (src, dst) on `target` (a name from CompiledTargetNames(); empty:
+// the active target). Errors: an unknown or non-castable type, or a target that is not
+// compiled in or not supported by this CPU.
+Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteInfo* out);
 
 }  // namespace tensorcast
 

@@ -1,5 +1,5 @@
 // The kernel table: the rows of every kernel family (each exported by its own
-// foreach_target TU, *_kernels.cc), in one list; and CastWithKernels, which takes for a
+// foreach_target TU, *_kernels.cc), in one list; and CastWithPlan, which takes for a
 // pair, in this order:
 //   1. the pair's registry kernel (FindKernel), except for the pairs the table of step 2
 //      beats (TableBeatsKernel: float8 / sub-byte -> FLOAT16);
@@ -23,12 +23,11 @@
 
 #include "hwy/cache_control.h"
 #include "lib/dispatch/hub_kernels.h"
-#include "lib/kernels/stream_threshold.h"
+#include "lib/tuning.h"
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
-std::atomic<size_t> g_stream_bytes_override{0};
 
 // One per family TU; add a family here and in lib/CMakeLists.txt.
 const KernelRow* FloatKernelRows(size_t* count);
@@ -252,7 +251,7 @@ bool CastWithTable(const void* src, DataType src_type, void* dst, DataType dst_t
         in[c * static_cast<size_t>(src_bits) / 8] | c << (c * static_cast<size_t>(src_bits) % 8));
   }
   uint8_t out[256 * 8] = {};
-  if (!CastWithKernels(in, src_type, out, dst_type, codes, options)) return false;
+  if (!CastWithPlan(in, src_type, out, dst_type, codes, options)) return false;
   alignas(64) uint8_t table[256 * 2] = {};
   bool sign_extend = false;
   if (dst_bits >= 16) {
@@ -326,14 +325,14 @@ bool TableBeatsKernel(DataType src, DataType dst) {
   }
 }
 
-// Hub outputs of at least this many bytes (kernels::StreamBytes: tests lower it) are
+// Hub outputs of at least this many bytes (tuning::StreamBytes: tests lower it) are
 // streamed: like memcpy at that size, the path then does not read every output line
 // before writing it (as CastLoop's kCastLoopStreamBytes).
 constexpr size_t kHubStreamBytes = size_t{4} << 20;
 
 }  // namespace
 
-bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+bool CastWithPlan(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
                      const CastOptions& options) {
   if (count >= kLutMinCount && TableBeatsKernel(src_type, dst_type) &&
       CastWithTable(src, src_type, dst, dst_type, count, options)) {
@@ -350,7 +349,7 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
       IsInteger(src_type) && IsInteger(dst_type)) {
     const size_t bits = count * static_cast<size_t>(BitWidth(src_type));
     const size_t bytes = (bits + 7) / 8;
-    if (bytes >= StreamBytes(kHubStreamBytes)) {
+    if (bytes >= tuning::StreamBytes(kHubStreamBytes)) {
       StreamCopy(src, dst, bytes);
       hwy::FlushStream();
     } else {
@@ -391,7 +390,7 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
     }
     plan.encode(block, d, n, plan.encode_options);
   };
-  if (plan.stream && count * dst_bits / 8 >= StreamBytes(kHubStreamBytes)) {
+  if (plan.stream && count * dst_bits / 8 >= tuning::StreamBytes(kHubStreamBytes)) {
     // A head of regular stores up to the first 64-byte-aligned output byte (when it is a
     // whole number of elements on both sides), then blocks encoded into an aligned L1
     // stage and streamed out: every block's output is a multiple of 64 bytes, so only
@@ -419,5 +418,5 @@ bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst
   return true;
 }
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast

@@ -8,7 +8,7 @@
 #include "tensorcast/cast.h"
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 using CastKernel = void (*)(const void* src, void* dst, size_t count, const CastOptions& options);
 
@@ -35,10 +35,10 @@ CastKernel FindKernel(DataType src, DataType dst);
 // table holds the kernel path's result for every source code
 // (lib/dispatch/cast_kernels.cc, lut_kernels.cc). Returns false, writing nothing, when
 // none applies.
-bool CastWithKernels(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+bool CastWithPlan(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
                      const CastOptions& options);
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 
 #endif  // TENSORCAST_LIB_DISPATCH_CAST_KERNELS_H_

@@ -3,7 +3,7 @@
 //
 //   #include "lib/dispatch/family_rows.h"
 //   #define TC_FAMILY_float 1
-//   namespace tensorcast { namespace kernels {
+//   namespace tensorcast { namespace dispatch {
 //   #define TC_FAMILY_ROWS_FUNCTION FloatKernelRows
 //   #include "lib/dispatch/family_table.inc"   // HWY_EXPORTs + FloatKernelRows()
 //   }}

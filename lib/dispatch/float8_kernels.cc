@@ -11,11 +11,11 @@
 #define TC_FAMILY_float8 1
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 #define TC_FAMILY_ROWS_FUNCTION Float8KernelRows
 #include "lib/dispatch/family_table.inc"
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

@@ -12,7 +12,7 @@
 #define TC_FAMILY_float 1
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 HWY_EXPORT(F64ToF32RoundToOddImpl);
 void F64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
@@ -22,6 +22,6 @@ void F64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
 #define TC_FAMILY_ROWS_FUNCTION FloatKernelRows
 #include "lib/dispatch/family_table.inc"
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

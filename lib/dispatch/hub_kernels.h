@@ -10,7 +10,7 @@
 #include <cstddef>
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 // DOUBLE -> FLOAT rounded to odd; Inf and NaN as the RNE conversion (float_kernels.cc).
 void F64ToF32RoundToOdd(const void* src, void* dst, size_t count);
@@ -29,7 +29,7 @@ void Uint32ToF32RoundToOdd(const void* src, void* dst, size_t count);
 void Int64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 void Uint64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 
 #endif  // TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_

@@ -13,7 +13,7 @@
 #define TC_FAMILY_intfloat 1
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 #define TC_FAMILY_ROWS_FUNCTION IntFloatKernelRows
 #include "lib/dispatch/family_table.inc"
@@ -36,6 +36,6 @@ void Uint64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
   HWY_DYNAMIC_DISPATCH(Uint64ToF32RoundToOdd)(src, dst, count);
 }
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

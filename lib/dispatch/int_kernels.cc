@@ -11,11 +11,11 @@
 #define TC_FAMILY_intint 1
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 #define TC_FAMILY_ROWS_FUNCTION IntKernelRows
 #include "lib/dispatch/family_table.inc"
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

@@ -1,4 +1,4 @@
-// foreach_target TU of the table-lookup kernel (kernels::CastWithKernels, large counts of
+// foreach_target TU of the table-lookup kernel (dispatch::CastWithPlan, large counts of
 // pairs whose source has at most 8 bits): the source has at most 256 codes, so the cast
 // is out[i] = table[code(in[i])] with a table that the caller builds once per call with
 // the exact kernel path. Here: that lookup on every target.
@@ -40,7 +40,7 @@ namespace tensorcast {
 namespace HWY_NAMESPACE {
 
 // Outputs of at least this many bytes are written with non-temporal stores (as CastLoop).
-constexpr size_t kLutStreamBytes = size_t{4} << 20;
+constexpr size_t kLutStreamBytes = tuning::kTableStreamBytes;
 
 #if HWY_TARGET == HWY_SCALAR
 
@@ -332,7 +332,7 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
   const size_t chunk = n8 * 8 / kMin;
   const auto regular = [&](const uint8_t* in, uint8_t* out)
                            TC_LAMBDA_INLINE { LutChunk<kIn, kOut, false>(lookup, in, out); };
-  if (count * kOut / 8 >= kernels::StreamBytes(kLutStreamBytes)) {
+  if (count * kOut / 8 >= tuning::StreamBytes(kLutStreamBytes)) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % n8;
     const size_t head_bytes = misaligned == 0 ? 0 : n8 - misaligned;
     const size_t head = head_bytes * 8 / kOut;
@@ -486,7 +486,7 @@ HWY_AFTER_NAMESPACE();
 #include "lib/dispatch/hub_kernels.h"
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 HWY_EXPORT(LutCast);
 HWY_EXPORT(LutPlanes);
@@ -504,6 +504,6 @@ void StreamCopy(const void* from, void* to, size_t bytes) {
   HWY_DYNAMIC_DISPATCH(StreamCopy)(from, to, bytes);
 }
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

@@ -12,11 +12,11 @@
 #define TC_FAMILY_subbyte 1
 
 namespace tensorcast {
-namespace kernels {
+namespace dispatch {
 
 #define TC_FAMILY_ROWS_FUNCTION SubbyteKernelRows
 #include "lib/dispatch/family_table.inc"
 
-}  // namespace kernels
+}  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

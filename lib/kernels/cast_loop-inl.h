@@ -17,7 +17,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "lib/kernels/stream_threshold.h"
+#include "lib/tuning.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors; as
@@ -31,13 +31,9 @@ namespace tensorcast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Outputs of at least this many bytes (kernels::StreamBytes: tests lower it) are written
-// with non-temporal stores: like memcpy at that size, the loop then does not read every
-// output line before writing it. Narrowing kernels gather their partial output vectors
-// in a stack vector first (measured at 64 MiB on Zen 4: i64 -> i8 0.66 -> 1.07x memcpy,
-// u32 -> u8 0.73 -> 1.26x, f64 -> f32 0.90 -> 1.35x). Smaller outputs stay cached for
-// whoever reads them next.
-constexpr size_t kCastLoopStreamBytes = size_t{4} << 20;
+// Outputs of at least tuning::kCastLoopStreamBytes are written with non-temporal stores.
+// Narrowing kernels gather their partial output vectors in a stack vector first.
+using tuning::kCastLoopStreamBytes;
 
 namespace detail {
 
@@ -68,7 +64,7 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   // 16 bytes), from the first vector-aligned output element on; the head before it goes
   // through the stack buffers.
   const size_t out_vector_bytes = N * sizeof(TOut);
-  if (count * sizeof(TOut) >= kernels::StreamBytes(kCastLoopStreamBytes) &&
+  if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
       N == hn::Lanes(hn::ScalableTag<TOut>()) &&
       reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(out) % out_vector_bytes;
@@ -85,7 +81,7 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   // first vector-aligned output element goes through the stack buffers.
   const hn::ScalableTag<TOut> dfull;
   const size_t full = hn::Lanes(dfull);
-  if (count * sizeof(TOut) >= kernels::StreamBytes(kCastLoopStreamBytes) && N < full &&
+  if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) && N < full &&
       full % N == 0 && reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
     const size_t full_bytes = full * sizeof(TOut);
     const size_t misaligned = reinterpret_cast<uintptr_t>(out) % full_bytes;

@@ -510,7 +510,7 @@ HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const 
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const size_t vector_bytes = hn::Lanes(hn::Repartition<uint8_t, DW>());
-  if (kMayStream && count >= kernels::StreamBytes(kCastLoopStreamBytes)) {
+  if (kMayStream && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
     const size_t head =
         (vector_bytes - reinterpret_cast<uintptr_t>(out) % vector_bytes) % vector_bytes;
     rest(0, head);

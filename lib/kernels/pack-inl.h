@@ -35,7 +35,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "lib/kernels/stream_threshold.h"
+#include "lib/tuning.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors).
@@ -60,7 +60,7 @@ HWY_INLINE size_t PackedChunk() {
 constexpr size_t kMaxChunkBytes = 32 * (HWY_MAX_BYTES > 16 ? HWY_MAX_BYTES : 16);
 
 // How far ahead of the current chunk SubbyteLoop<..., kPrefetch = true> reads.
-constexpr size_t kPrefetchBytes = 2048;
+constexpr size_t kPrefetchBytes = tuning::kSubbytePrefetchBytes;
 
 // Runs body(in, out) on `count` elements in chunks of `chunk` elements, where a chunk
 // occupies chunk * kInBits / 8 source bytes and chunk * kOutBits / 8 target bytes.
@@ -97,11 +97,8 @@ HWY_INLINE void SubbyteLoop(const void* src, void* dst, size_t count, size_t chu
   }
 }
 
-// Decoders whose output reaches kStreamBytes write it with non-temporal stores: like
-// memcpy at that size, they then do not read every output line before writing it (16M
-// elements INT4 -> FLOAT: 0.28 -> 0.23 ns/element, INT2 -> FLOAT: 0.28 -> 0.21). Smaller
-// outputs stay cached for whoever reads them next.
-constexpr size_t kStreamBytes = size_t{8} << 20;
+// Decoders whose output reaches kStreamBytes write it with non-temporal stores.
+constexpr size_t kStreamBytes = tuning::kSubbyteStreamBytes;
 
 // Stores a vector of a decoder's output: Stream (needs a vector-aligned address, which
 // DecodeLoop guarantees) when kStream, else StoreU.
@@ -126,7 +123,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
                            const Body& body) {
   const auto regular = [&](const uint8_t* in, uint8_t* out)
                            TC_LAMBDA_INLINE { body(in, out, std::false_type()); };
-  if (count * kOutBits / 8 >= kernels::StreamBytes(kStreamAt)) {
+  if (count * kOutBits / 8 >= tuning::StreamBytes(kStreamAt)) {
     const size_t vector_bytes = hn::Lanes(DU8());
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
     const size_t head_bytes = misaligned == 0 ? 0 : vector_bytes - misaligned;

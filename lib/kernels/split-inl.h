@@ -45,6 +45,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lib/tuning.h"
+
 namespace tensorcast {
 namespace split_internal {
 
@@ -66,17 +68,12 @@ struct SplitPlan {
   bool stream;   // the split is larger than the caches: use non-temporal stores
 };
 
-// Source bytes per tile of rows (see the header comment of split-inl.h).
-constexpr size_t kTileBytes = size_t{8} << 10;
-// Splits whose blocks are all at least this large are copied row by row.
-constexpr size_t kRowMajorMinBlock = 256;
-// Copies of at least this many bytes align their vector stores.
-constexpr size_t kAlignMin = 256;
-// Blocks at least this large use non-temporal stores when plan.stream is set.
-constexpr size_t kStreamMinBlock = 512;
-// Contiguous (axis-0-like) blocks of this size and more that are not streamed go to
-// memcpy; shorter ones and row blocks use the inlined vector copies.
-constexpr size_t kMemcpyMinBlock = 4096;
+// The thresholds of lib/tuning.h under shorter names.
+constexpr size_t kTileBytes = tuning::kSplitTileBytes;
+constexpr size_t kRowMajorMinBlock = tuning::kSplitRowMajorMinBlock;
+constexpr size_t kAlignMin = tuning::kSplitAlignMinBytes;
+constexpr size_t kStreamMinBlock = tuning::kSplitStreamMinBlock;
+constexpr size_t kMemcpyMinBlock = tuning::kSplitMemcpyMinBlock;
 
 }  // namespace split_internal
 }  // namespace tensorcast
