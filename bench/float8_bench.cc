@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/dispatch/cast_kernels.h"
+#include "lib/dispatch/kernel_table.h"
 #include "tensorcast/tensorcast.h"
 
 namespace {

@@ -15,7 +15,7 @@
 
 #include "bench/bench_util.h"
 #include "hwy/targets.h"
-#include "lib/dispatch/cast_kernels.h"
+#include "lib/dispatch/route_plan.h"
 #include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
 
@@ -117,8 +117,7 @@ void RegisterAll() {
       for (size_t r = 0; r < n; ++r) direct |= rows[r].src == s && rows[r].dst == d;
       // Probe whether the kernel path serves the pair at all (one element).
       uint64_t one_in = 0, one_out = 0;
-      if (!tensorcast::dispatch::CastWithPlan(&one_in, s, &one_out, d, 1, CastOptions{}))
-        continue;
+      if (!tensorcast::dispatch::CastWithPlan(&one_in, s, &one_out, d, 1, CastOptions{})) continue;
       for (size_t bytes : sizes) {
         const std::string name = std::string("Cast/") + tensorcast::DataTypeName(s) + "->" +
                                  tensorcast::DataTypeName(d) + "/" +

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/dispatch/cast_kernels.h"
+#include "lib/dispatch/kernel_table.h"
 #include "tensorcast/tensorcast.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <new>
 #include <string>
 
-#include "lib/dispatch/cast_kernels.h"
+#include "lib/dispatch/route_plan.h"
 #include "lib/reference/reference_cast.h"
 
 namespace tensorcast {

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "hwy/highway.h"
-#include "lib/dispatch/cast_kernels.h"
-#include "lib/tuning.h"
+#include "lib/dispatch/route_plan.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
 #include "test/target_loop.h"
 #include "test/test_util.h"
@@ -396,7 +396,7 @@ TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
             {
               Override stream(stream_bytes);
               ASSERT_TRUE(dispatch::CastWithPlan(src.data(), st, big.data() + offset, dt, count,
-                                                   CastOptions{}));
+                                                 CastOptions{}));
             }
             size_t i = 0;
             if (FirstDifference(big.data() + offset, want.data(), out_bytes, &i)) {
@@ -511,7 +511,7 @@ TEST(KernelTest, SmallCodePairsByTableLookup) {
             {
               StreamOverride stream(stream_bytes);
               ASSERT_TRUE(dispatch::CastWithPlan(src.data() + src_offset, st,
-                                                   got.data() + dst_offset, dt, count, o))
+                                                 got.data() + dst_offset, dt, count, o))
                   << DataTypeName(st) << " -> " << DataTypeName(dt) << " on " << ActiveTargetName();
             }
             size_t i = 0;

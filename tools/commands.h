@@ -33,6 +33,8 @@ int RunSplit(const std::vector<std::string>& args);
 int RunTypes(const std::vector<std::string>& args);
 // `tensorcast report [--count N] [IN]` (--count is for tests and quick looks)
 int RunReport(const std::vector<std::string>& args);
+// `tensorcast routes [--target NAME]`
+int RunRoutes(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace tensorcast

@@ -1,6 +1,6 @@
 // The `tensorcast` command-line program: convert tensor files with ONNX Cast semantics,
-// split them with ONNX Split semantics, list the supported types, and report throughput
-// and round-trip error on this machine.
+// split them with ONNX Split semantics, list the supported types and the route of each
+// pair, and report throughput and round-trip error on this machine.
 // Uses only the public tensorcast API.
 #include <cstdio>
 #include <exception>
@@ -44,6 +44,11 @@ constexpr const char kUsage[] =
     "      every type T, on IN (converted to FLOAT) or on a built-in sample of 16M values.\n"
     "  types\n"
     "      The element types with their codes and bit widths, and the castable pairs.\n"
+    "  routes [--target NAME]\n"
+    "      How Cast serves each ordered pair of the castable types on the active Highway\n"
+    "      target (or on NAME, a compiled one this CPU supports): SRC DST ROUTE DETAIL, where\n"
+    "      ROUTE is kernel, table, hub, copy or strings for large counts and DETAIL names\n"
+    "      the kernels, with \"below N: ROUTE\" where smaller counts take another route.\n"
     "  --help\n"
     "      Show this text.\n"
     "\n"
@@ -271,6 +276,7 @@ int main(int argc, char** argv) {
     if (command == "split") return RunSplit(args);
     if (command == "types") return RunTypes(args);
     if (command == "report") return RunReport(args);
+    if (command == "routes") return RunRoutes(args);
     return Fail(kExitUsage, "unknown command '" + command + "' (see tensorcast --help)");
   } catch (const std::bad_alloc&) {
     return Fail(kExitRuntime, "out of memory");

@@ -8,12 +8,12 @@
 
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
-#define TC_FAMILY_float8 1
+#define TENSORCAST_FAMILY_float8 1
 
 namespace tensorcast {
 namespace dispatch {
 
-#define TC_FAMILY_ROWS_FUNCTION Float8KernelRows
+#define TENSORCAST_FAMILY_ROWS_FUNCTION Float8KernelRows
 #include "lib/dispatch/family_table.inc"
 
 }  // namespace dispatch

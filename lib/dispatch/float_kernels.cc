@@ -9,7 +9,7 @@
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
 #include "lib/dispatch/hub_kernels.h"
-#define TC_FAMILY_float 1
+#define TENSORCAST_FAMILY_float 1
 
 namespace tensorcast {
 namespace dispatch {
@@ -19,7 +19,7 @@ void F64ToF32RoundToOdd(const void* src, void* dst, size_t count) {
   HWY_DYNAMIC_DISPATCH(F64ToF32RoundToOddImpl)(src, dst, count);
 }
 
-#define TC_FAMILY_ROWS_FUNCTION FloatKernelRows
+#define TENSORCAST_FAMILY_ROWS_FUNCTION FloatKernelRows
 #include "lib/dispatch/family_table.inc"
 
 }  // namespace dispatch

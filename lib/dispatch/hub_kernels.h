@@ -1,9 +1,8 @@
-// Internal kernels of the blocked two-step ("hub") path, which are not ONNX casts and
-// therefore not registry rows: round-to-odd decoders into float32, and the streaming
-// copy of large outputs. Rounding to odd keeps every value's exactness and its position
+// The round-to-odd decoders of the two-step ("hub") route (internal): not ONNX casts and
+// therefore not registry rows. Rounding to odd keeps every value's exactness and its position
 // between float32 neighbours, so one later RNE (or directed) rounding into any format of
 // <= 22 significant bits (float16, bfloat16, float8, float4, e8m0) is the correct
-// rounding of the exact source value (semantics.md principle 1; peers.md 2.8).
+// rounding of the exact source value.
 #ifndef TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_
 #define TENSORCAST_LIB_DISPATCH_HUB_KERNELS_H_
 
@@ -15,13 +14,6 @@ namespace dispatch {
 // DOUBLE -> FLOAT rounded to odd; Inf and NaN as the RNE conversion (float_kernels.cc).
 void F64ToF32RoundToOdd(const void* src, void* dst, size_t count);
 
-// Copies `bytes` bytes from `from` to `to` (not overlapping) with non-temporal stores for
-// the whole vectors from the first vector-aligned byte of `to` on, regular stores for the
-// bytes before and after them (SCALAR target: memcpy). The caller calls
-// hwy::FlushStream() after its last StreamCopy (lut_kernels.cc).
-void StreamCopy(const void* from, void* to, size_t bytes);
-
-// Integer decoders (int_float_kernels.cc) are declared below this line.
 // INT32 / UINT32 / INT64 / UINT64 -> FLOAT rounded to odd: exact values stay exact, an
 // inexact one gets the float32 neighbour (toward zero or away) whose significand is odd.
 void Int32ToF32RoundToOdd(const void* src, void* dst, size_t count);

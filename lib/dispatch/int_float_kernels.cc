@@ -1,4 +1,4 @@
-// foreach_target TU of the intfloat family (lib/kernels/int_float_cast-inl.h): every
+// foreach_target TU of the int_float family (lib/kernels/int_float_cast-inl.h): every
 // 8/16/32/64-bit integer <-> FLOAT and DOUBLE, and the hub's round-to-odd integer
 // decoders (lib/dispatch/hub_kernels.h).
 #undef HWY_TARGET_INCLUDE
@@ -10,12 +10,12 @@
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
 #include "lib/dispatch/hub_kernels.h"
-#define TC_FAMILY_intfloat 1
+#define TENSORCAST_FAMILY_int_float 1
 
 namespace tensorcast {
 namespace dispatch {
 
-#define TC_FAMILY_ROWS_FUNCTION IntFloatKernelRows
+#define TENSORCAST_FAMILY_ROWS_FUNCTION IntFloatKernelRows
 #include "lib/dispatch/family_table.inc"
 
 HWY_EXPORT(Int32ToF32RoundToOdd);

@@ -1,4 +1,4 @@
-// foreach_target TU of the intint family (lib/kernels/int_cast-inl.h): every integer
+// foreach_target TU of the int family (lib/kernels/int_cast-inl.h): every integer
 // <-> every other integer (wrap), BOOL <-> every integer, FLOAT, DOUBLE, FLOAT16, BFLOAT16.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "lib/dispatch/int_kernels.cc"
@@ -8,12 +8,12 @@
 
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
-#define TC_FAMILY_intint 1
+#define TENSORCAST_FAMILY_int 1
 
 namespace tensorcast {
 namespace dispatch {
 
-#define TC_FAMILY_ROWS_FUNCTION IntKernelRows
+#define TENSORCAST_FAMILY_ROWS_FUNCTION IntKernelRows
 #include "lib/dispatch/family_table.inc"
 
 }  // namespace dispatch

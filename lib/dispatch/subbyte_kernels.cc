@@ -9,12 +9,12 @@
 
 #if HWY_ONCE
 #include "lib/dispatch/family_rows.h"
-#define TC_FAMILY_subbyte 1
+#define TENSORCAST_FAMILY_subbyte 1
 
 namespace tensorcast {
 namespace dispatch {
 
-#define TC_FAMILY_ROWS_FUNCTION SubbyteKernelRows
+#define TENSORCAST_FAMILY_ROWS_FUNCTION SubbyteKernelRows
 #include "lib/dispatch/family_table.inc"
 
 }  // namespace dispatch

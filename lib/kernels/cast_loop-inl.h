@@ -22,8 +22,8 @@
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors; as
 // pack-inl.h).
-#ifndef TC_LAMBDA_INLINE
-#define TC_LAMBDA_INLINE HWY_ATTR __attribute__((always_inline))
+#ifndef TENSORCAST_LAMBDA_INLINE
+#define TENSORCAST_LAMBDA_INLINE HWY_ATTR __attribute__((always_inline))
 #endif
 
 HWY_BEFORE_NAMESPACE();

@@ -30,27 +30,13 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "lib/kernels/capabilities-inl.h"
 #include "lib/kernels/truncate-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-#undef TENSORCAST_EXACT_NATIVE_F16
-#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || \
-    HWY_TARGET == HWY_EMU128
-#define TENSORCAST_EXACT_NATIVE_F16 0
-#else
-#define TENSORCAST_EXACT_NATIVE_F16 1
-#endif
-
-#undef TENSORCAST_X86_AVX512
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-#define TENSORCAST_X86_AVX512 1
-#else
-#define TENSORCAST_X86_AVX512 0
-#endif
 
 // f64 -> f32, IEEE RNE on every target.
 template <class DD, class DF>
@@ -222,7 +208,7 @@ HWY_INLINE hn::Vec<DU32> F32BitsToF16Bits(DU32 du32, hn::Vec<DU32> bits) {
 template <class DU32>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToF16Lanes(DU32 du32, hn::Vec<DU32> bits) {
   const hn::Rebind<uint16_t, DU32> du16;
-#if TENSORCAST_EXACT_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
   const hn::Rebind<float, DU32> df;
   const hn::Rebind<hwy::float16_t, DU32> dh;
   (void)du32;

@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "lib/kernels/capabilities-inl.h"
 #include "lib/kernels/cast_loop-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
 #include "tensorcast/cast.h"
@@ -69,7 +70,7 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
   const hn::Rebind<uint16_t, DU32> du16;
   CastLoop(du16, du32, static_cast<const uint16_t*>(src), static_cast<uint32_t*>(dst), count,
            [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
-#if TENSORCAST_EXACT_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
              // The hardware conversion is exact but sets the quiet bit of signalling
              // NaNs (f32 bit 22); the exact bit shift keeps the f16 quiet bit (bit 9,
              // shifted to 22). NaN lanes get bit 22 from the source: flip it where the
@@ -188,7 +189,7 @@ void CastF16ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
   const hn::Rebind<float, decltype(dd)> df;
   CastLoop(du16, dd, static_cast<const uint16_t*>(src), static_cast<double*>(dst), count,
            [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
-#if TENSORCAST_EXACT_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
              // Hardware f16 -> f32 -> f64: exact, payload kept, but a signalling NaN comes
              // out quiet (f64 bit 51 set); flip bit 51 back where the f16 quiet bit (9)
              // is clear (as CastF16ToF32).
@@ -225,7 +226,7 @@ void CastBF16ToF16(const void* src, void* dst, size_t count, const CastOptions&)
              const auto bits = hn::ShiftLeft<16>(hn::PromoteTo(du32, b));
              const auto is_nan =
                  hn::Gt(hn::And(bits, hn::Set(du32, 0x7FFFFFFF)), hn::Set(du32, 0x7F800000));
-#if TENSORCAST_EXACT_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
              const hn::Rebind<float, DU32> df;
              const hn::Rebind<hwy::float16_t, DU32> dh;
              const auto quiet =
@@ -251,7 +252,7 @@ void CastF16ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
   const hn::Rebind<uint16_t, DU32> du16;
   CastLoop(du16, du16, static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), count,
            [&](hn::Vec<decltype(du16)> h) HWY_ATTR {
-#if TENSORCAST_EXACT_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
              // Exact but quiets signalling NaNs: the bf16 rounding maps every NaN to
              // 0x7FC0 | sign anyway.
              const hn::Rebind<float, DU32> df;

@@ -51,8 +51,7 @@
 #include "hwy/highway.h"
 #include "lib/kernels/cast_loop-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
-#define TENSORCAST_FLOAT8_HELPERS_ONLY  // F16ToF32Bits, CastLoopToBytes; not its kernels
-#include "lib/kernels/float8_cast-inl.h"
+#include "lib/kernels/float8_codec-inl.h"
 #include "tensorcast/cast.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -359,85 +358,85 @@ HWY_INLINE void IntToF32RoundToOdd(const void* src, void* dst, size_t count) {
 // ---------------------------------------------------------------------------------------
 // Named kernels (registry rows and hub entry points).
 
-#define TC_INT_FLOAT_CAST(Name, Template, From, To)                         \
+#define TENSORCAST_INT_FLOAT_CAST(Name, Template, From, To)                 \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
     Template<From, To>(src, dst, count);                                    \
   }
-TC_INT_FLOAT_CAST(CastI8ToF32, CastIntToFloat, int8_t, float)
-TC_INT_FLOAT_CAST(CastU8ToF32, CastIntToFloat, uint8_t, float)
-TC_INT_FLOAT_CAST(CastI16ToF32, CastIntToFloat, int16_t, float)
-TC_INT_FLOAT_CAST(CastU16ToF32, CastIntToFloat, uint16_t, float)
-TC_INT_FLOAT_CAST(CastI32ToF32, CastIntToFloat, int32_t, float)
-TC_INT_FLOAT_CAST(CastU32ToF32, CastIntToFloat, uint32_t, float)
-TC_INT_FLOAT_CAST(CastI64ToF32, CastIntToFloat, int64_t, float)
-TC_INT_FLOAT_CAST(CastU64ToF32, CastIntToFloat, uint64_t, float)
-TC_INT_FLOAT_CAST(CastI8ToF64, CastIntToFloat, int8_t, double)
-TC_INT_FLOAT_CAST(CastU8ToF64, CastIntToFloat, uint8_t, double)
-TC_INT_FLOAT_CAST(CastI16ToF64, CastIntToFloat, int16_t, double)
-TC_INT_FLOAT_CAST(CastU16ToF64, CastIntToFloat, uint16_t, double)
-TC_INT_FLOAT_CAST(CastI32ToF64, CastIntToFloat, int32_t, double)
-TC_INT_FLOAT_CAST(CastU32ToF64, CastIntToFloat, uint32_t, double)
-TC_INT_FLOAT_CAST(CastI64ToF64, CastIntToFloat, int64_t, double)
-TC_INT_FLOAT_CAST(CastU64ToF64, CastIntToFloat, uint64_t, double)
-TC_INT_FLOAT_CAST(CastF32ToI8, CastFloatToInt, float, int8_t)
-TC_INT_FLOAT_CAST(CastF32ToU8, CastFloatToInt, float, uint8_t)
-TC_INT_FLOAT_CAST(CastF32ToI16, CastFloatToInt, float, int16_t)
-TC_INT_FLOAT_CAST(CastF32ToU16, CastFloatToInt, float, uint16_t)
-TC_INT_FLOAT_CAST(CastF32ToI32, CastFloatToInt, float, int32_t)
-TC_INT_FLOAT_CAST(CastF32ToU32, CastFloatToInt, float, uint32_t)
-TC_INT_FLOAT_CAST(CastF32ToI64, CastFloatToInt, float, int64_t)
-TC_INT_FLOAT_CAST(CastF32ToU64, CastFloatToInt, float, uint64_t)
-#define TC_HALF_INT_CAST(Name, kBf16, To)                                   \
+TENSORCAST_INT_FLOAT_CAST(CastI8ToF32, CastIntToFloat, int8_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastU8ToF32, CastIntToFloat, uint8_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastI16ToF32, CastIntToFloat, int16_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastU16ToF32, CastIntToFloat, uint16_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastI32ToF32, CastIntToFloat, int32_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastU32ToF32, CastIntToFloat, uint32_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastI64ToF32, CastIntToFloat, int64_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastU64ToF32, CastIntToFloat, uint64_t, float)
+TENSORCAST_INT_FLOAT_CAST(CastI8ToF64, CastIntToFloat, int8_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastU8ToF64, CastIntToFloat, uint8_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastI16ToF64, CastIntToFloat, int16_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastU16ToF64, CastIntToFloat, uint16_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastI32ToF64, CastIntToFloat, int32_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastU32ToF64, CastIntToFloat, uint32_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastI64ToF64, CastIntToFloat, int64_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastU64ToF64, CastIntToFloat, uint64_t, double)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToI8, CastFloatToInt, float, int8_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToU8, CastFloatToInt, float, uint8_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToI16, CastFloatToInt, float, int16_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToU16, CastFloatToInt, float, uint16_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToI32, CastFloatToInt, float, int32_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToU32, CastFloatToInt, float, uint32_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToI64, CastFloatToInt, float, int64_t)
+TENSORCAST_INT_FLOAT_CAST(CastF32ToU64, CastFloatToInt, float, uint64_t)
+#define TENSORCAST_HALF_INT_CAST(Name, kBf16, To)                           \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
     CastHalfToInt<kBf16, To>(src, dst, count);                              \
   }
-TC_HALF_INT_CAST(CastF16ToI8, false, int8_t)
-TC_HALF_INT_CAST(CastF16ToU8, false, uint8_t)
-TC_HALF_INT_CAST(CastF16ToI16, false, int16_t)
-TC_HALF_INT_CAST(CastF16ToU16, false, uint16_t)
-TC_HALF_INT_CAST(CastF16ToI32, false, int32_t)
-TC_HALF_INT_CAST(CastF16ToU32, false, uint32_t)
-TC_HALF_INT_CAST(CastF16ToI64, false, int64_t)
-TC_HALF_INT_CAST(CastF16ToU64, false, uint64_t)
-TC_HALF_INT_CAST(CastBF16ToI8, true, int8_t)
-TC_HALF_INT_CAST(CastBF16ToU8, true, uint8_t)
-TC_HALF_INT_CAST(CastBF16ToI16, true, int16_t)
-TC_HALF_INT_CAST(CastBF16ToU16, true, uint16_t)
-TC_HALF_INT_CAST(CastBF16ToI32, true, int32_t)
-TC_HALF_INT_CAST(CastBF16ToU32, true, uint32_t)
-TC_HALF_INT_CAST(CastBF16ToI64, true, int64_t)
-TC_HALF_INT_CAST(CastBF16ToU64, true, uint64_t)
-#undef TC_HALF_INT_CAST
-#define TC_INT_HALF_CAST(Name, From, kBf16)                                 \
+TENSORCAST_HALF_INT_CAST(CastF16ToI8, false, int8_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToU8, false, uint8_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToI16, false, int16_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToU16, false, uint16_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToI32, false, int32_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToU32, false, uint32_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToI64, false, int64_t)
+TENSORCAST_HALF_INT_CAST(CastF16ToU64, false, uint64_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToI8, true, int8_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToU8, true, uint8_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToI16, true, int16_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToU16, true, uint16_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToI32, true, int32_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToU32, true, uint32_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToI64, true, int64_t)
+TENSORCAST_HALF_INT_CAST(CastBF16ToU64, true, uint64_t)
+#undef TENSORCAST_HALF_INT_CAST
+#define TENSORCAST_INT_HALF_CAST(Name, From, kBf16)                         \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
     CastIntToHalf<From, kBf16>(src, dst, count);                            \
   }
-TC_INT_HALF_CAST(CastI8ToF16, int8_t, false)
-TC_INT_HALF_CAST(CastU8ToF16, uint8_t, false)
-TC_INT_HALF_CAST(CastI16ToF16, int16_t, false)
-TC_INT_HALF_CAST(CastU16ToF16, uint16_t, false)
-TC_INT_HALF_CAST(CastI32ToF16, int32_t, false)
-TC_INT_HALF_CAST(CastU32ToF16, uint32_t, false)
-TC_INT_HALF_CAST(CastI64ToF16, int64_t, false)
-TC_INT_HALF_CAST(CastU64ToF16, uint64_t, false)
-TC_INT_HALF_CAST(CastI8ToBF16, int8_t, true)
-TC_INT_HALF_CAST(CastU8ToBF16, uint8_t, true)
-TC_INT_HALF_CAST(CastI16ToBF16, int16_t, true)
-TC_INT_HALF_CAST(CastU16ToBF16, uint16_t, true)
-TC_INT_HALF_CAST(CastI32ToBF16, int32_t, true)
-TC_INT_HALF_CAST(CastU32ToBF16, uint32_t, true)
-TC_INT_HALF_CAST(CastI64ToBF16, int64_t, true)
-TC_INT_HALF_CAST(CastU64ToBF16, uint64_t, true)
-#undef TC_INT_HALF_CAST
-TC_INT_FLOAT_CAST(CastF64ToI8, CastFloatToInt, double, int8_t)
-TC_INT_FLOAT_CAST(CastF64ToU8, CastFloatToInt, double, uint8_t)
-TC_INT_FLOAT_CAST(CastF64ToI16, CastFloatToInt, double, int16_t)
-TC_INT_FLOAT_CAST(CastF64ToU16, CastFloatToInt, double, uint16_t)
-TC_INT_FLOAT_CAST(CastF64ToI32, CastFloatToInt, double, int32_t)
-TC_INT_FLOAT_CAST(CastF64ToU32, CastFloatToInt, double, uint32_t)
-TC_INT_FLOAT_CAST(CastF64ToI64, CastFloatToInt, double, int64_t)
-TC_INT_FLOAT_CAST(CastF64ToU64, CastFloatToInt, double, uint64_t)
-#undef TC_INT_FLOAT_CAST
+TENSORCAST_INT_HALF_CAST(CastI8ToF16, int8_t, false)
+TENSORCAST_INT_HALF_CAST(CastU8ToF16, uint8_t, false)
+TENSORCAST_INT_HALF_CAST(CastI16ToF16, int16_t, false)
+TENSORCAST_INT_HALF_CAST(CastU16ToF16, uint16_t, false)
+TENSORCAST_INT_HALF_CAST(CastI32ToF16, int32_t, false)
+TENSORCAST_INT_HALF_CAST(CastU32ToF16, uint32_t, false)
+TENSORCAST_INT_HALF_CAST(CastI64ToF16, int64_t, false)
+TENSORCAST_INT_HALF_CAST(CastU64ToF16, uint64_t, false)
+TENSORCAST_INT_HALF_CAST(CastI8ToBF16, int8_t, true)
+TENSORCAST_INT_HALF_CAST(CastU8ToBF16, uint8_t, true)
+TENSORCAST_INT_HALF_CAST(CastI16ToBF16, int16_t, true)
+TENSORCAST_INT_HALF_CAST(CastU16ToBF16, uint16_t, true)
+TENSORCAST_INT_HALF_CAST(CastI32ToBF16, int32_t, true)
+TENSORCAST_INT_HALF_CAST(CastU32ToBF16, uint32_t, true)
+TENSORCAST_INT_HALF_CAST(CastI64ToBF16, int64_t, true)
+TENSORCAST_INT_HALF_CAST(CastU64ToBF16, uint64_t, true)
+#undef TENSORCAST_INT_HALF_CAST
+TENSORCAST_INT_FLOAT_CAST(CastF64ToI8, CastFloatToInt, double, int8_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToU8, CastFloatToInt, double, uint8_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToI16, CastFloatToInt, double, int16_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToU16, CastFloatToInt, double, uint16_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToI32, CastFloatToInt, double, int32_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToU32, CastFloatToInt, double, uint32_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToI64, CastFloatToInt, double, int64_t)
+TENSORCAST_INT_FLOAT_CAST(CastF64ToU64, CastFloatToInt, double, uint64_t)
+#undef TENSORCAST_INT_FLOAT_CAST
 
 void Int32ToF32RoundToOdd(const void* src, void* dst, size_t count) {
   IntToF32RoundToOdd<int32_t>(src, dst, count);

@@ -39,8 +39,8 @@
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
 // otherwise keeps a multiply-called lambda out of line, which spills its vectors).
-#undef TC_LAMBDA_INLINE
-#define TC_LAMBDA_INLINE HWY_ATTR __attribute__((always_inline))
+#undef TENSORCAST_LAMBDA_INLINE
+#define TENSORCAST_LAMBDA_INLINE HWY_ATTR __attribute__((always_inline))
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -122,7 +122,7 @@ template <int kInBits, int kOutBits, bool kPrefetch = false, size_t kStreamAt = 
 HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chunk,
                            const Body& body) {
   const auto regular = [&](const uint8_t* in, uint8_t* out)
-                           TC_LAMBDA_INLINE { body(in, out, std::false_type()); };
+                           TENSORCAST_LAMBDA_INLINE { body(in, out, std::false_type()); };
   if (count * kOutBits / 8 >= tuning::StreamBytes(kStreamAt)) {
     const size_t vector_bytes = hn::Lanes(DU8());
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
@@ -134,7 +134,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
           static_cast<const uint8_t*>(src) + head * kInBits / 8,
           static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
           [&](const uint8_t* in, uint8_t* out)
-              TC_LAMBDA_INLINE { body(in, out, std::true_type()); });
+              TENSORCAST_LAMBDA_INLINE { body(in, out, std::true_type()); });
       hwy::FlushStream();
       return;
     }
@@ -182,7 +182,7 @@ HWY_INLINE hn::Vec<DU8> PackCodes32(DU32 du32, const CodeFn& code) {
   // are computed in named variables, in address order: as function arguments, GCC
   // evaluates them last to first, and loads running backwards through each chunk cost
   // ~30% out of cache (the hardware prefetchers stream forwards).
-  const auto byte_lanes = [&](size_t j) TC_LAMBDA_INLINE {
+  const auto byte_lanes = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
     if constexpr (kBits == 4) {
       const auto c0 = code(2 * j);
       const auto c1 = code(2 * j + 1);
@@ -219,7 +219,7 @@ HWY_INLINE hn::Vec<DU8> PackNibbles16(const CodeFn& code) {
 #else
   // u32 lane = c0 | c1 << 16 -> low byte of (lane | lane >> 12) = c0 | c1 << 4.
   const hn::Repartition<uint32_t, DU8> du32;
-  const auto byte_lanes = [&](size_t j) TC_LAMBDA_INLINE {
+  const auto byte_lanes = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
     const auto v = hn::BitCast(du32, code(j));
     return hn::Or(v, hn::ShiftRight<12>(v));
   };
@@ -240,7 +240,7 @@ HWY_INLINE hn::Vec<DU8> PackNibbles8(hn::Vec<DU8> a, hn::Vec<DU8> b) {
   return hn::Or(lo, hn::ShiftLeft<4>(b));
 #else
   const hn::Repartition<uint16_t, DU8> du16;
-  const auto low_byte = [&](hn::Vec<DU8> v) TC_LAMBDA_INLINE {
+  const auto low_byte = [&](hn::Vec<DU8> v) TENSORCAST_LAMBDA_INLINE {
     const auto w = hn::And(hn::BitCast(du16, v), hn::Set(du16, 0x0F0F));
     return hn::BitCast(du8, hn::Or(w, hn::ShiftRight<4>(w)));  // low byte: lo | hi << 4
   };
@@ -260,14 +260,14 @@ HWY_INLINE hn::Vec<DU8> PackCrumbs8(hn::Vec<DU8> a, hn::Vec<DU8> b, hn::Vec<DU8>
 #else
   const hn::Repartition<uint16_t, DU8> du16;
   // u16 lanes: crumb pair (x0, x1) -> low byte x0 | x1 << 2 (< 16), high byte junk.
-  const auto pairs = [&](hn::Vec<DU8> v) TC_LAMBDA_INLINE {
+  const auto pairs = [&](hn::Vec<DU8> v) TENSORCAST_LAMBDA_INLINE {
     const auto w = hn::And(hn::BitCast(du16, v), hn::Set(du16, 0x0303));
     return hn::BitCast(du8, hn::Or(w, hn::ShiftRight<6>(w)));
   };
   // Bytes < 16 in order; then two of them per byte as in PackNibbles8.
   const auto q0 = hn::ConcatEven(du8, pairs(b), pairs(a));
   const auto q1 = hn::ConcatEven(du8, pairs(d), pairs(c));
-  const auto quads = [&](hn::Vec<DU8> q) TC_LAMBDA_INLINE {
+  const auto quads = [&](hn::Vec<DU8> q) TENSORCAST_LAMBDA_INLINE {
     const auto w = hn::BitCast(du16, q);
     return hn::BitCast(du8, hn::Or(w, hn::ShiftRight<4>(w)));
   };

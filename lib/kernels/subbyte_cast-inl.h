@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "lib/kernels/capabilities-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/pack-inl.h"
 #include "lib/kernels/truncate-inl.h"
@@ -63,9 +64,9 @@ using DU16 = hn::ScalableTag<uint16_t>;
 
 // ------------------------------------------------------------------ encoders (u32 lanes)
 
-#undef TC_SUBBYTE_X86_CVTT
+#undef TENSORCAST_SUBBYTE_X86_CVTT
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
-#define TC_SUBBYTE_X86_CVTT 1
+#define TENSORCAST_SUBBYTE_X86_CVTT 1
 // The bare cvttps2dq: trunc(x) for |x| < 2^31, 0x80000000 ("integer indefinite") for
 // NaN and out-of-range x. Highway's ConvertTo adds a fix-up that turns the latter into
 // INT_MAX for positive x, which is not wanted here.
@@ -84,14 +85,14 @@ HWY_INLINE hn::Vec512<int32_t> TruncRaw(hn::Vec512<float> v) {
 }
 #endif
 #else
-#define TC_SUBBYTE_X86_CVTT 0
+#define TENSORCAST_SUBBYTE_X86_CVTT 0
 #endif
 
 // f32 bits -> the low bits (`mask`) of trunc(x); 0 for NaN, +-Inf, |x| >= 2^31.
 HWY_INLINE hn::Vec<DU32> IntCodeFromF32(hn::Vec<DU32> bits, uint32_t mask) {
   const DU32 du32;
   const DF32 df;
-#if TC_SUBBYTE_X86_CVTT
+#if TENSORCAST_SUBBYTE_X86_CVTT
   // NaN and out-of-range lanes are 0x80000000, whose low bits are 0.
   return hn::And(hn::BitCast(du32, TruncRaw(hn::BitCast(df, bits))), hn::Set(du32, mask));
 #else
@@ -121,7 +122,7 @@ HWY_INLINE hn::Vec<DU32> IntCodeFromF64(const double* HWY_RESTRICT in, uint32_t 
 #else
   const hn::Repartition<double, DU32> df64;
   const hn::Rebind<int32_t, decltype(df64)> di32h;  // half of DI32: one i32 lane per double
-  const auto code_half = [&](const double* p) TC_LAMBDA_INLINE {
+  const auto code_half = [&](const double* p) TENSORCAST_LAMBDA_INLINE {
     const auto v = hn::LoadU(df64, p);
     const auto in_range =
         hn::And(hn::Gt(v, hn::Set(df64, -2147483649.0)), hn::Le(v, hn::Set(df64, 2147483647.0)));
@@ -188,14 +189,6 @@ HWY_INLINE hn::Vec<DU16> F4CodeFromF16(DU16 du16, hn::Vec<DU16> h) {
 
 // ------------------------------------------------------------------ encode kernels
 
-#undef TC_SUBBYTE_NATIVE_F16
-#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || \
-    HWY_TARGET == HWY_EMU128
-#define TC_SUBBYTE_NATIVE_F16 0
-#else
-#define TC_SUBBYTE_NATIVE_F16 1
-#endif
-
 // N FLOAT16 values -> f32 bits. Native f16 targets (F16C, NEON, SVE) convert exactly.
 // Elsewhere Highway's f16 PromoteTo is inexact (toolchain.md 4.2); the integer version
 // below is exact for normal numbers, Inf and NaN, and maps zero and subnormals to
@@ -203,7 +196,7 @@ HWY_INLINE hn::Vec<DU16> F4CodeFromF16(DU16 du16, hn::Vec<DU16> h) {
 HWY_INLINE hn::Vec<DU32> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {
   const DU32 du32;
   const hn::Rebind<uint16_t, DU32> du16;
-#if TC_SUBBYTE_NATIVE_F16
+#if TENSORCAST_NATIVE_F16
   const DF32 df;
   const hn::Rebind<hwy::float16_t, DU32> dh;
   return hn::BitCast(du32, hn::PromoteTo(df, hn::BitCast(dh, hn::LoadU(du16, in))));
@@ -236,8 +229,8 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
   // regular stores).
   DecodeLoop<kSrcBits, kBits, kPrefetch>(
       src, dst, count, PackedChunk<kBits>(),
-      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+        const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
           if constexpr (kSrcBits == 64) {
             (void)enc;
             return IntCodeFromF64(reinterpret_cast<const double*>(in) + j * n, (1u << kBits) - 1);
@@ -256,7 +249,7 @@ HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc&
 // Lanes(DU32) DOUBLE values at `in` -> their float32 bits rounded to odd
 // (f32_helpers-inl.h), so that one later rounding is the correct one.
 HWY_INLINE hn::Vec<DU32> F32BitsFromF64RoundToOdd(const double* HWY_RESTRICT in) {
-  const auto half = [&](const double* p) TC_LAMBDA_INLINE {
+  const auto half = [&](const double* p) TENSORCAST_LAMBDA_INLINE {
 #if HWY_TARGET == HWY_SCALAR
     const hn::Sisd<double> dd;
     const DU32 dh;
@@ -283,7 +276,7 @@ alignas(16) constexpr uint8_t kIntF4Mag[16] = {0, 2, 4, 5, 6, 6, 7, 0, 0, 0, 0, 
 // Lanes(DU32) integers of TS at `in` clamped to [-6, 6] (unsigned: [0, 6]), in i32 lanes.
 template <typename TS>
 HWY_INLINE hn::Vec<DI32> ClampedIntsForF4(const TS* HWY_RESTRICT in) {
-  const auto clamp = [](auto d, auto v) TC_LAMBDA_INLINE {
+  const auto clamp = [](auto d, auto v) TENSORCAST_LAMBDA_INLINE {
     using T = hn::TFromD<decltype(d)>;
     const auto hi = hn::Min(v, hn::Set(d, T{6}));
     if constexpr (hwy::IsSigned<T>()) {
@@ -302,7 +295,7 @@ HWY_INLINE hn::Vec<DI32> ClampedIntsForF4(const TS* HWY_RESTRICT in) {
     }
   } else {
     // 64-bit lanes, clamped, keep their low 32 bits (the clamped value, exactly).
-    const auto half = [&](const TS* p) TC_LAMBDA_INLINE {
+    const auto half = [&](const TS* p) TENSORCAST_LAMBDA_INLINE {
 #if HWY_TARGET == HWY_SCALAR
       const hn::Sisd<TS> ds;
 #else
@@ -346,8 +339,8 @@ HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
   const size_t n = hn::Lanes(du32);
   DecodeLoop<8 * sizeof(TS), 4, true, (size_t{4} << 20)>(
       src, dst, count, PackedChunk<4>(),
-      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
-        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+        const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
           const TS* p = reinterpret_cast<const TS*>(in) + j * n;
           if constexpr (std::is_same<TS, double>::value) {
             return F4CodeFromF32(F32BitsFromF64RoundToOdd(p));
@@ -365,7 +358,7 @@ HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
   constexpr bool kPrefetch = kBits == 2;
   EncodeFloat<kSrcBits, kBits, kPrefetch, kBf16>(
       src, dst, count,
-      [](hn::Vec<DU32> bits) TC_LAMBDA_INLINE { return IntCodeFromF32(bits, kMask); });
+      [](hn::Vec<DU32> bits) TENSORCAST_LAMBDA_INLINE { return IntCodeFromF32(bits, kMask); });
 }
 
 // INT8 / UINT8 -> the low kBits bits.
@@ -374,7 +367,7 @@ HWY_INLINE void EncodeBytes(const void* src, void* dst, size_t count) {
   const DU8 du8;
   const size_t n8 = hn::Lanes(du8);
   SubbyteLoop<8, kBits>(src, dst, count, PackedChunk<kBits>(),
-                        [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
+                        [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
                           // Loads in address order (see PackCodes32).
                           const auto v0 = hn::LoadU(du8, in);
                           const auto v1 = hn::LoadU(du8, in + n8);
@@ -395,9 +388,9 @@ template <int kBits, bool kSigned>
 HWY_INLINE void DecodeToBytes(const void* src, void* dst, size_t count) {
   const DU8 du8;
   DecodeLoop<kBits, 8>(src, dst, count, PackedChunk<kBits>(),
-                       [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+                       [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
                          ForEachCodeVector<kBits>(
-                             in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+                             in, [&](hn::Vec<DU8> codes, size_t first) TENSORCAST_LAMBDA_INLINE {
                                const auto bytes = kSigned ? SignExtendCodes<kBits>(codes) : codes;
                                StoreOut<decltype(stream)::value>(bytes, du8, out + first);
                              });
@@ -414,25 +407,26 @@ HWY_INLINE void DecodeIntToF32(const void* src, void* dst, size_t count) {
   const size_t n32 = hn::Lanes(di32);
   DecodeLoop<kBits, 32>(
       src, dst, count, PackedChunk<kBits>(),
-      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
         float* out_f = reinterpret_cast<float*>(out);
-        ForEachCodeVector<kBits>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
-          HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
-          hn::Store(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, buf);
-          for (size_t q = 0; q < n8; q += n32) {
-            const auto v = [&]() TC_LAMBDA_INLINE {
-              if constexpr (kSigned) {
-                const hn::Rebind<int8_t, DI32> di8;
-                return hn::PromoteTo(di32,
-                                     hn::LoadU(di8, reinterpret_cast<const int8_t*>(buf) + q));
-              } else {
-                const hn::Rebind<uint8_t, DI32> du8q;
-                return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
+        ForEachCodeVector<kBits>(
+            in, [&](hn::Vec<DU8> codes, size_t first) TENSORCAST_LAMBDA_INLINE {
+              HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
+              hn::Store(kSigned ? SignExtendCodes<kBits>(codes) : codes, du8, buf);
+              for (size_t q = 0; q < n8; q += n32) {
+                const auto v = [&]() TENSORCAST_LAMBDA_INLINE {
+                  if constexpr (kSigned) {
+                    const hn::Rebind<int8_t, DI32> di8;
+                    return hn::PromoteTo(di32,
+                                         hn::LoadU(di8, reinterpret_cast<const int8_t*>(buf) + q));
+                  } else {
+                    const hn::Rebind<uint8_t, DI32> du8q;
+                    return hn::PromoteTo(di32, hn::LoadU(du8q, buf + q));
+                  }
+                }();
+                StoreOut<decltype(stream)::value>(hn::ConvertTo(df, v), df, out_f + first + q);
               }
-            }();
-            StoreOut<decltype(stream)::value>(hn::ConvertTo(df, v), df, out_f + first + q);
-          }
-        });
+            });
       });
 }
 
@@ -446,10 +440,10 @@ HWY_INLINE void DecodeByTable16(const void* src, void* dst, size_t count,
   const size_t n8 = hn::Lanes(du8);
   const size_t n16 = hn::Lanes(du16);
   DecodeLoop<kBits, 16>(src, dst, count, PackedChunk<kBits>(),
-                        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+                        [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
                           uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
                           ForEachCodeVector<kBits>(
-                              in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+                              in, [&](hn::Vec<DU8> codes, size_t first) TENSORCAST_LAMBDA_INLINE {
                                 HWY_ALIGN uint8_t lo[HWY_MAX_BYTES];
                                 HWY_ALIGN uint8_t hi[HWY_MAX_BYTES];
                                 hn::Store(LookupCodes(low, codes), du8, lo);
@@ -488,9 +482,9 @@ HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
     const auto table = hn::Load(du32, lanes);
     DecodeLoop<4, 32>(
         src, dst, count, PackedChunk<4>(),
-        [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+        [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
           uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
-          ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+          ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TENSORCAST_LAMBDA_INLINE {
             HWY_ALIGN uint8_t buf[HWY_MAX_BYTES];
             hn::Store(codes, du8, buf);
             for (size_t q = 0; q < n8; q += n32) {
@@ -504,9 +498,9 @@ HWY_INLINE void DecodeF4ToF32(const void* src, void* dst, size_t count) {
   }
   DecodeLoop<4, 32>(
       src, dst, count, PackedChunk<4>(),
-      [&](const uint8_t* in, uint8_t* out, auto stream) TC_LAMBDA_INLINE {
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
         uint32_t* out32 = reinterpret_cast<uint32_t*>(out);
-        ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TC_LAMBDA_INLINE {
+        ForEachCodeVector<4>(in, [&](hn::Vec<DU8> codes, size_t first) TENSORCAST_LAMBDA_INLINE {
           HWY_ALIGN uint8_t b3[HWY_MAX_BYTES];
           HWY_ALIGN uint8_t b2[HWY_MAX_BYTES];
           hn::Store(LookupCodes(kF4F32Byte3, codes), du8, b3);
@@ -565,100 +559,103 @@ HWY_INLINE void DecodeF4ToF16(const void* src, void* dst, size_t count) {
 
 // ------------------------------------------------------------------ registry kernels
 
-#define TC_SUBBYTE_KERNEL(name, body) \
+#define TENSORCAST_SUBBYTE_KERNEL(name, body) \
   void name(const void* src, void* dst, size_t count, const CastOptions&) { body; }
 
 // FLOAT / FLOAT16 -> 4/2-bit integers (the same bits for signed and unsigned targets).
-TC_SUBBYTE_KERNEL(CastF32ToI4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF32ToU4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF32ToI2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF32ToU2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF16ToI4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF16ToU4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF16ToI2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF32ToI4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF32ToU4, (subbyte::EncodeFloatToInt<32, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF32ToI2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF32ToU2, (subbyte::EncodeFloatToInt<32, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF16ToI4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF16ToU4, (subbyte::EncodeFloatToInt<16, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF16ToI2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF16ToU2, (subbyte::EncodeFloatToInt<16, 2>(src, dst, count)))
 
 // BFLOAT16 -> 4/2-bit integers.
-TC_SUBBYTE_KERNEL(CastBF16ToI4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastBF16ToU4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastBF16ToI2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastBF16ToU2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastBF16ToI4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastBF16ToU4, (subbyte::EncodeFloatToInt<16, 4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastBF16ToI2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastBF16ToU2, (subbyte::EncodeFloatToInt<16, 2, true>(src, dst, count)))
 
 // DOUBLE -> 4/2-bit integers.
-TC_SUBBYTE_KERNEL(CastF64ToI4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF64ToU4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF64ToI2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF64ToU2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF64ToI4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF64ToU4, (subbyte::EncodeFloatToInt<64, 4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF64ToI2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF64ToU2, (subbyte::EncodeFloatToInt<64, 2>(src, dst, count)))
 
 // FLOAT / FLOAT16 -> FLOAT4E2M1.
 void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   subbyte::EncodeFloat<32, 4, true>(src, dst, count,
-                                    [](hn::Vec<subbyte::DU32> bits)
-                                        TC_LAMBDA_INLINE { return subbyte::F4CodeFromF32(bits); });
+                                    [](hn::Vec<subbyte::DU32> bits) TENSORCAST_LAMBDA_INLINE {
+                                      return subbyte::F4CodeFromF32(bits);
+                                    });
 }
 void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<16, 4, true, true>(
-      src, dst, count,
-      [](hn::Vec<subbyte::DU32> bits) TC_LAMBDA_INLINE { return subbyte::F4CodeFromF32(bits); });
+  subbyte::EncodeFloat<16, 4, true, true>(src, dst, count,
+                                          [](hn::Vec<subbyte::DU32> bits) TENSORCAST_LAMBDA_INLINE {
+                                            return subbyte::F4CodeFromF32(bits);
+                                          });
 }
-#define TC_SOURCE_F4_CAST(Name, TS)                                         \
+#define TENSORCAST_SOURCE_F4_CAST(Name, TS)                                 \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
     subbyte::EncodeSourceToF4<TS>(src, dst, count);                         \
   }
-TC_SOURCE_F4_CAST(CastI16ToF4E2M1, int16_t)
-TC_SOURCE_F4_CAST(CastU16ToF4E2M1, uint16_t)
-TC_SOURCE_F4_CAST(CastI32ToF4E2M1, int32_t)
-TC_SOURCE_F4_CAST(CastU32ToF4E2M1, uint32_t)
-TC_SOURCE_F4_CAST(CastI64ToF4E2M1, int64_t)
-TC_SOURCE_F4_CAST(CastU64ToF4E2M1, uint64_t)
-TC_SOURCE_F4_CAST(CastF64ToF4E2M1, double)
-#undef TC_SOURCE_F4_CAST
+TENSORCAST_SOURCE_F4_CAST(CastI16ToF4E2M1, int16_t)
+TENSORCAST_SOURCE_F4_CAST(CastU16ToF4E2M1, uint16_t)
+TENSORCAST_SOURCE_F4_CAST(CastI32ToF4E2M1, int32_t)
+TENSORCAST_SOURCE_F4_CAST(CastU32ToF4E2M1, uint32_t)
+TENSORCAST_SOURCE_F4_CAST(CastI64ToF4E2M1, int64_t)
+TENSORCAST_SOURCE_F4_CAST(CastU64ToF4E2M1, uint64_t)
+TENSORCAST_SOURCE_F4_CAST(CastF64ToF4E2M1, double)
+#undef TENSORCAST_SOURCE_F4_CAST
 void CastF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
   const subbyte::DU16 du16;
   const size_t n = hn::Lanes(du16);
-  SubbyteLoop<16, 4>(
-      src, dst, count, PackedChunk<4>(), [&](const uint8_t* in, uint8_t* out) TC_LAMBDA_INLINE {
-        const auto code = [&](size_t j) TC_LAMBDA_INLINE {
-          const auto h = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(in) + j * n);
-          return subbyte::F4CodeFromF16(du16, h);
-        };
-        hn::StoreU(PackNibbles16(code), DU8(), out);
-      });
+  SubbyteLoop<16, 4>(src, dst, count, PackedChunk<4>(),
+                     [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
+                       const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+                         const auto h =
+                             hn::LoadU(du16, reinterpret_cast<const uint16_t*>(in) + j * n);
+                         return subbyte::F4CodeFromF16(du16, h);
+                       };
+                       hn::StoreU(PackNibbles16(code), DU8(), out);
+                     });
 }
 
 // INT8 / UINT8 -> 4/2-bit integers (wrap).
-TC_SUBBYTE_KERNEL(CastI8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU8ToI4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU8ToU4, (subbyte::EncodeBytes<4>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU8ToI2, (subbyte::EncodeBytes<2>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU8ToU2, (subbyte::EncodeBytes<2>(src, dst, count)))
 
 // 4/2-bit integers -> FLOAT, FLOAT16, INT8, UINT8.
-TC_SUBBYTE_KERNEL(CastI4ToF32, (subbyte::DecodeIntToF32<4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU4ToF32, (subbyte::DecodeIntToF32<4, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI2ToF32, (subbyte::DecodeIntToF32<2, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU2ToF32, (subbyte::DecodeIntToF32<2, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI4ToF16, (subbyte::DecodeIntToF16<4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU4ToF16, (subbyte::DecodeIntToF16<4, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI2ToF16, (subbyte::DecodeIntToF16<2, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU2ToF16, (subbyte::DecodeIntToF16<2, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI4ToI8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI4ToU8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU4ToI8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU4ToU8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI2ToI8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastI2ToU8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU2ToI8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastU2ToU8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI4ToF32, (subbyte::DecodeIntToF32<4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU4ToF32, (subbyte::DecodeIntToF32<4, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI2ToF32, (subbyte::DecodeIntToF32<2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU2ToF32, (subbyte::DecodeIntToF32<2, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI4ToF16, (subbyte::DecodeIntToF16<4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU4ToF16, (subbyte::DecodeIntToF16<4, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI2ToF16, (subbyte::DecodeIntToF16<2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU2ToF16, (subbyte::DecodeIntToF16<2, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI4ToI8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI4ToU8, (subbyte::DecodeToBytes<4, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU4ToI8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU4ToU8, (subbyte::DecodeToBytes<4, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI2ToI8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastI2ToU8, (subbyte::DecodeToBytes<2, true>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU2ToI8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastU2ToU8, (subbyte::DecodeToBytes<2, false>(src, dst, count)))
 
 // FLOAT4E2M1 -> FLOAT, FLOAT16.
-TC_SUBBYTE_KERNEL(CastF4E2M1ToF32, (subbyte::DecodeF4ToF32(src, dst, count)))
-TC_SUBBYTE_KERNEL(CastF4E2M1ToF16, (subbyte::DecodeF4ToF16(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF4E2M1ToF32, (subbyte::DecodeF4ToF32(src, dst, count)))
+TENSORCAST_SUBBYTE_KERNEL(CastF4E2M1ToF16, (subbyte::DecodeF4ToF16(src, dst, count)))
 
-#undef TC_SUBBYTE_KERNEL
+#undef TENSORCAST_SUBBYTE_KERNEL
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tensorcast

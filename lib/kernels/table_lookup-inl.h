@@ -1,4 +1,4 @@
-// foreach_target TU of the table-lookup kernel (dispatch::CastWithPlan, large counts of
+// The table-lookup kernel (the route plan's "table" route, large counts of
 // pairs whose source has at most 8 bits): the source has at most 256 codes, so the cast
 // is out[i] = table[code(in[i])] with a table that the caller builds once per call with
 // the exact kernel path. Here: that lookup on every target.
@@ -22,18 +22,22 @@
 //     and 0.77 -> 1.46.
 //   SCALAR: an element loop.
 // Outputs of kLutStreamBytes and more are written with non-temporal stores.
-// The TU also holds StreamCopy, the streaming copy of the blocked two-step path
-// (lib/dispatch/hub_kernels.h).
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "lib/dispatch/lut_kernels.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
-#include "lib/kernels/pack-inl.h"
+#if defined(TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
+#undef TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
+#endif
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#include "hwy/highway.h"
+#include "lib/kernels/capabilities-inl.h"
+#include "lib/kernels/pack-inl.h"
+#include "lib/tuning.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -102,7 +106,7 @@ class Lookup256 {
     // Masks from the sign bits (not IfNegativeThenElse: Highway 1.0.3's int8 version on
     // SSSE3 is IfThenElse(MaskFromVec(v)), an and/andnot that needs all-ones lanes).
     const auto w = hn::BitCast(du16, v);
-    const auto sign = [&](hn::Vec<decltype(du16)> x) TC_LAMBDA_INLINE {
+    const auto sign = [&](hn::Vec<decltype(du16)> x) TENSORCAST_LAMBDA_INLINE {
       return hn::MaskFromVec(hn::BroadcastSignBit(hn::BitCast(di8, x)));
     };
     const auto m4 = sign(hn::ShiftLeft<3>(w));
@@ -330,8 +334,9 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
   const size_t n8 = hn::Lanes(DU8());
   constexpr int kMin = kIn < kOut ? kIn : kOut;
   const size_t chunk = n8 * 8 / kMin;
-  const auto regular = [&](const uint8_t* in, uint8_t* out)
-                           TC_LAMBDA_INLINE { LutChunk<kIn, kOut, false>(lookup, in, out); };
+  const auto regular = [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
+    LutChunk<kIn, kOut, false>(lookup, in, out);
+  };
   if (count * kOut / 8 >= tuning::StreamBytes(kLutStreamBytes)) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % n8;
     const size_t head_bytes = misaligned == 0 ? 0 : n8 - misaligned;
@@ -340,8 +345,9 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
       SubbyteLoop<kIn, kOut>(src, dst, head, chunk, regular);
       SubbyteLoop<kIn, kOut>(static_cast<const uint8_t*>(src) + head * kIn / 8,
                              static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
-                             [&](const uint8_t* in, uint8_t* out)
-                                 TC_LAMBDA_INLINE { LutChunk<kIn, kOut, true>(lookup, in, out); });
+                             [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
+                               LutChunk<kIn, kOut, true>(lookup, in, out);
+                             });
       hwy::FlushStream();
       return;
     }
@@ -399,111 +405,42 @@ void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
 void LutCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend, const void* src,
              void* dst, size_t count) {
   switch (src_bits * 256 + dst_bits * 2 + (dst_bits > 16 && sign_extend ? 1 : 0)) {
-#define TC_LUT_BYTE_CASES(kIn)                                           \
+#define TENSORCAST_LUT_BYTE_CASES(kIn)                                   \
   case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count); \
   case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count); \
   case kIn * 256 + 2 * 2:                                                \
     return LutRun<kIn, 2>(table, src, dst, count);
-#define TC_LUT_WIDE_CASES(kIn)                                                       \
+#define TENSORCAST_LUT_WIDE_CASES(kIn)                                               \
   case kIn * 256 + 64 * 2 + 1: return LutRun<kIn, 64, true>(table, src, dst, count); \
   case kIn * 256 + 64 * 2: return LutRun<kIn, 64>(table, src, dst, count);           \
   case kIn * 256 + 32 * 2 + 1: return LutRun<kIn, 32, true>(table, src, dst, count); \
   case kIn * 256 + 32 * 2: return LutRun<kIn, 32>(table, src, dst, count);           \
   case kIn * 256 + 16 * 2: return LutRun<kIn, 16>(table, src, dst, count);
-    TC_LUT_BYTE_CASES(8)
-    TC_LUT_BYTE_CASES(4)
-    TC_LUT_BYTE_CASES(2)
+    TENSORCAST_LUT_BYTE_CASES(8)
+    TENSORCAST_LUT_BYTE_CASES(4)
+    TENSORCAST_LUT_BYTE_CASES(2)
     // Wide targets: where LutPlanes says so.
 #if HWY_TARGET == HWY_SCALAR
-    TC_LUT_WIDE_CASES(8)
+    TENSORCAST_LUT_WIDE_CASES(8)
 #else
-    TC_LUT_WIDE_CASES(4)
-    TC_LUT_WIDE_CASES(2)
+    TENSORCAST_LUT_WIDE_CASES(4)
+    TENSORCAST_LUT_WIDE_CASES(2)
 #if HWY_TARGET == HWY_AVX3_DL
-    TC_LUT_WIDE_CASES(8)
+    TENSORCAST_LUT_WIDE_CASES(8)
 #endif
 #endif
-#undef TC_LUT_BYTE_CASES
-#undef TC_LUT_WIDE_CASES
+#undef TENSORCAST_LUT_BYTE_CASES
+#undef TENSORCAST_LUT_WIDE_CASES
     default: return;
   }
 }
 
-// Whether LutCast takes targets of 16 bits and more (two byte tables) from src_bits-wide
-// sources on this target, where that beats the kernel path: 4-/2-bit codes need one
-// TableLookupBytes per table on every SIMD target; 8-bit codes only on AVX3_DL
-// (VPERMT2B): the 16-lookup tree of the other SIMD targets, twice, measured slower (at
-// 64 MiB, x memcpy: float8e4m3fn -> BFLOAT16 0.51 -> 0.22 on AVX2, 0.78 -> 0.35 on AVX3;
-// float8e4m3fn -> FLOAT16 0.29 -> 0.22 on AVX2). SCALAR: 8-bit codes (float8e4m3fn ->
-// UINT64 at 8 KiB 0.03 -> 0.10), not the unpacking element loop of 4-/2-bit ones (int4
-// -> INT16 0.30 -> 0.03).
-bool LutPlanes(int src_bits) {
-#if HWY_TARGET == HWY_AVX3_DL
-  (void)src_bits;
-  return true;
-#elif HWY_TARGET == HWY_SCALAR
-  return src_bits == 8;
-#else
-  return src_bits < 8;
-#endif
-}
-
-// Copies `bytes` bytes with non-temporal stores for the whole vectors from the first
-// vector-aligned byte of `to` on, regular stores before and after (the caller ends with
-// hwy::FlushStream()). SCALAR: memcpy.
-void StreamCopy(const void* from, void* to, size_t bytes) {
-  const auto* in = static_cast<const uint8_t*>(from);
-  auto* out = static_cast<uint8_t*>(to);
-#if HWY_TARGET == HWY_SCALAR
-  std::memcpy(out, in, bytes);
-#else
-  const DU8 du8;
-  const size_t n8 = hn::Lanes(du8);
-  const size_t misaligned = reinterpret_cast<uintptr_t>(out) % n8;
-  size_t i = misaligned == 0 ? 0 : n8 - misaligned;
-  if (i > bytes) i = bytes;
-  std::memcpy(out, in, i);
-  for (; i + 4 * n8 <= bytes; i += 4 * n8) {
-    const auto v0 = hn::LoadU(du8, in + i);
-    const auto v1 = hn::LoadU(du8, in + i + n8);
-    const auto v2 = hn::LoadU(du8, in + i + 2 * n8);
-    const auto v3 = hn::LoadU(du8, in + i + 3 * n8);
-    hn::Stream(v0, du8, out + i);
-    hn::Stream(v1, du8, out + i + n8);
-    hn::Stream(v2, du8, out + i + 2 * n8);
-    hn::Stream(v3, du8, out + i + 3 * n8);
-  }
-  for (; i + n8 <= bytes; i += n8) hn::Stream(hn::LoadU(du8, in + i), du8, out + i);
-  std::memcpy(out + i, in + i, bytes - i);
-#endif
-}
+// Whether LutCast takes targets of 16 bits and more from src_bits-wide sources on this
+// target (capabilities-inl.h).
+bool LutPlanes(int src_bits) { return TablePlanes(src_bits); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tensorcast
 HWY_AFTER_NAMESPACE();
 
-#if HWY_ONCE
-#include "lib/dispatch/hub_kernels.h"
-
-namespace tensorcast {
-namespace dispatch {
-
-HWY_EXPORT(LutCast);
-HWY_EXPORT(LutPlanes);
-HWY_EXPORT(StreamCopy);
-
-// Declared in lib/dispatch/cast_kernels.cc.
-void LutCastDispatch(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
-                     const void* src, void* dst, size_t count) {
-  HWY_DYNAMIC_DISPATCH(LutCast)(table, src_bits, dst_bits, sign_extend, src, dst, count);
-}
-bool LutPlanesDispatch(int src_bits) { return HWY_DYNAMIC_DISPATCH(LutPlanes)(src_bits); }
-
-// Declared in lib/dispatch/hub_kernels.h.
-void StreamCopy(const void* from, void* to, size_t bytes) {
-  HWY_DYNAMIC_DISPATCH(StreamCopy)(from, to, bytes);
-}
-
-}  // namespace dispatch
-}  // namespace tensorcast
-#endif  // HWY_ONCE
+#endif  // TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
