@@ -4,7 +4,9 @@ include_guard(GLOBAL)
 set(CMAKE_CXX_STANDARD 17)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
-if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+# A top-level build without a build type is a Release build; as a subproject, the parent
+# project's choice stands.
+if(PROJECT_IS_TOP_LEVEL AND NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
 endif()
 
@@ -28,8 +30,14 @@ option(TENSORCAST_HOST_TESTS
        ${_tensorcast_native})
 option(TENSORCAST_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 option(TENSORCAST_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+option(TENSORCAST_INSTALL "Generate the install rules (cmake --install)" ${PROJECT_IS_TOP_LEVEL})
+# Tests force every compiled target, the scalar fallback included; without tests, Highway's
+# default set (the targets worth dispatching to) is compiled.
 option(TENSORCAST_COMPILE_ALL_ATTAINABLE
-       "Compile every attainable Highway target (incl. the scalar fallback) so tests can force each" ON)
+       "Compile every attainable Highway target (incl. the scalar fallback) so tests can force each"
+       ${TENSORCAST_BUILD_TESTS})
+# The ONNX node-test data is not part of the repository; by default it is looked up next to
+# the checkout. The conformance test reports "skipped" when the folder is absent.
 set(TENSORCAST_ONNX_NODE_TESTS "${PROJECT_SOURCE_DIR}/../shared/onnx-node-tests" CACHE PATH
     "Folder of ONNX conformance data (test_cast_*, test_castlike_*, legacy-v1.18.0)")
 

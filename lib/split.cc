@@ -242,7 +242,6 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
 
 }  // namespace
 
-
 Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
              const int64_t* sizes, size_t num_outputs, void* const* outputs) {
   try {

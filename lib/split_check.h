@@ -20,7 +20,6 @@ Status CheckShapeAndAxis(const int64_t* shape, size_t rank, int64_t axis, size_t
 // the argument in messages ("sizes" for Split, "'split'" for SplitSizes).
 Status CheckSizes(const int64_t* sizes, size_t count, int64_t dim, size_t axis, const char* what);
 
-
 }  // namespace split_internal
 }  // namespace tensorcast
 

@@ -13,6 +13,8 @@
 #                              unit tests once (256-bit CPU), their Split tests on every CPU.
 #                              About 8 min of tests plus the cross build on 2 cores.
 #   tools/dev.sh build         install what is missing, build only
+#   tools/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
+#                              C/C++ file git tracks (CI runs it); `format` rewrites them
 #   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
 #                              numpy and matplotlib from PyPI into build/peers-venv if missing,
 #                              run bench/peers.py ARGS (writes bench/results/peers.{md,png})
@@ -76,6 +78,18 @@ build() {
   cmake --build --preset release
 }
 
+# The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.
+format_files() { git ls-files '*.h' '*.cc' '*.c' '*.inc'; }
+
+format_check() {
+  if ! command -v clang-format >/dev/null; then
+    packages=(clang-format)
+    install_missing
+  fi
+  format_files | xargs clang-format --dry-run --Werror
+  echo "clang-format: $(format_files | wc -l) files match .clang-format"
+}
+
 # Peer benchmark: tensorcast (C API via ctypes) vs ONNX Runtime, ml_dtypes and numpy.
 peers() {
   install_missing
@@ -97,7 +111,9 @@ case "$cmd" in
     ctest --preset release "$@"
     [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || test_aarch64 ;;
   test-aarch64) test_aarch64 "$@" ;;
+  format-check) format_check ;;
+  format) format_files | xargs clang-format -i ;;
   peers) peers "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build | peers [args]" >&2
+  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build | format-check | format | peers [args]" >&2
      exit 2 ;;
 esac
