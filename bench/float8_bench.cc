@@ -1,6 +1,6 @@
 // float8 family throughput (lib/kernels/float8_cast-inl.h): FLOAT and FLOAT16 <-> each
 // float8 format, every saturate / round_mode variant of FLOAT -> float8, next to FLOAT ->
-// FLOAT16 (the F16C yardstick of issue 3) and memcpy of the same byte counts.
+// FLOAT16 (the hardware-conversion yardstick) and memcpy of the same byte counts.
 // Sizes: "L1" = 4096 elements for every row (16 KiB of FLOAT, 4 KiB of float8), so that
 // time per element compares directly; "64MiB" = a 64 MiB source (out of cache).
 // Kernels are called through the registry row (best target, no per-call table search).

@@ -1,11 +1,10 @@
 // subbyte family throughput (lib/kernels/subbyte_cast-inl.h): FLOAT, FLOAT16, INT8 <->
 // INT4, UINT4, INT2, UINT2, FLOAT4E2M1, next to FLOAT -> FLOAT16 (the F16C yardstick of
-// issue 3) and memcpy of the same bytes, for 4096 elements (16 KiB of FLOAT: L1) and 16M
-// elements (64 MiB of FLOAT: memory); sizes are in elements so that ns/elem compares
-// directly across rows.
-// Kernels are called through the registry row (best target, no per-call table search).
-// Counters: ns per element; bytes_per_second counts bytes read + written (memcpy too).
-// Inputs: N(0, 1) x 4 (so that every code of the 4- and 2-bit types occurs).
+// the hardware-conversion yardstick) and memcpy of the same bytes, for 4096 elements (16 KiB of
+// FLOAT: L1) and 16M elements (64 MiB of FLOAT: memory); sizes are in elements so that ns/elem
+// compares directly across rows. Kernels are called through the registry row (best target, no
+// per-call table search). Counters: ns per element; bytes_per_second counts bytes read + written
+// (memcpy too). Inputs: N(0, 1) x 4 (so that every code of the 4- and 2-bit types occurs).
 //
 //   build-*/bench/subbyte_bench --benchmark_filter='INT4|memcpy'
 #include <benchmark/benchmark.h>

@@ -33,10 +33,10 @@ using split_internal::SplitPart;
 using split_internal::SplitPlan;
 
 // Splits whose source is at least this large stream their outputs with non-temporal
-// stores (overridable for tests, split_check.h). Measured on a Zen 4 with 32 MiB of L3
-// per CCD: up to ~8 MiB of source the outputs stay cache-resident and normal stores
-// win; from 16 MiB streaming is ~1.3-2x faster than glibc's memcpy, which does not
-// stream at these sizes. (sysconf's L3 size is not used: VMs report the whole socket.)
+// stores (tuning::kSplitStreamBytes; tests lower it). Below it the outputs stay
+// cache-resident and normal stores win; above it streaming is faster than glibc's memcpy,
+// which does not stream at these sizes (bench/results/tuning.md). sysconf's L3 size is
+// not used: VMs report the whole socket.
 
 // Up to this many outputs the parts live on the stack.
 constexpr size_t kInlineParts = 32;

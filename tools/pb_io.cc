@@ -1,6 +1,6 @@
 // .pb reading and writing: one serialized onnx.TensorProto per file.
 //
-// Reading follows onnx-reference-semantics.md section 2.2: raw_data (little-endian,
+// Reading follows the ONNX TensorProto rules (docs/semantics.md, "Packing"): raw_data (little-endian,
 // sub-byte types packed) when present, otherwise the typed field of the data type:
 //   float_data   FLOAT, COMPLEX64      double_data  DOUBLE, COMPLEX128 (re, im pairs)
 //   int64_data   INT64                 uint64_data  UINT32, UINT64

@@ -6,7 +6,7 @@
 //   .pb   one serialized onnx.TensorProto: raw_data or the typed fields (float_data,
 //         double_data, int32_data, int64_data, uint64_data, string_data; complex types as
 //         (re, im) pairs in float_data/double_data), packed 4- and
-//         2-bit types (onnx-reference-semantics.md section 2.2). Written with raw_data,
+//         2-bit types (docs/semantics.md, "Packing"). Written with raw_data,
 //         or string_data for STRING.
 // In memory a tensor holds elements exactly as tensorcast::Cast and Split take them: numeric
 // types in StorageBytes(type, count) little-endian bytes (sub-byte types packed, zero

@@ -204,7 +204,7 @@ HWY_INLINE hn::Vec<DU32> F32BitsToF16Bits(DU32 du32, hn::Vec<DU32> bits) {
 
 // f32 bits -> f16 bits (u16 lanes), IEEE RNE: the hardware conversion where it is exact
 // (F16C, NEON, SVE), F32BitsToF16Bits on SSSE3, SSE4 and SCALAR (Highway 1.0.3 emulates
-// f16 inexactly there, toolchain.md 4).
+// f16 inexactly there, docs/highway-notes.md).
 template <class DU32>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToF16Lanes(DU32 du32, hn::Vec<DU32> bits) {
   const hn::Rebind<uint16_t, DU32> du16;

@@ -12,7 +12,7 @@
 //           FLOAT16 pairs go through float32 lanes inside the kernel (every float16 and
 //           every float8 value is exact in float32, so there is still one rounding).
 // Rounding: E4M3FN/E4M3FNUZ/E5M2/E5M2FNUZ: round-to-nearest-even of the float32 bits,
-//           gradual underflow (onnx-reference-semantics.md 4.3). Normal results round at
+//           gradual underflow (docs/semantics.md, "float8"). Normal results round at
 //           bit 23-M with the integer "add lsb + half - 1" trick; target subnormals are
 //           rounded by the FPU: adding 2^(24-bias-M) (whose ulp is the target's
 //           subnormal step) to |x| < 2^(1-bias) rounds |x| to that step, ties to even.
@@ -48,7 +48,7 @@
 //           with shifts, ORs and two shuffles (CastLoopToBytes), single vectors with
 //           U8FromU32 / TruncateTo u16 -> u8: Highway 1.0.3's TruncateTo u32 -> u8 is
 //           wrong on AVX3_DL and DemoteTo i32 -> u8 on AVX2/AVX3 for 32768..33022
-//           (toolchain.md 4).
+//           (docs/highway-notes.md).
 // Tail:     CastLoop's one-vector stack buffer (after CastLoopToBytes' multi-vector loop).
 
 #if defined(TENSORCAST_LIB_KERNELS_FLOAT8_CODEC_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -494,11 +494,8 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
 // kMayStream, outputs of kCastLoopStreamBytes and more are streamed (non-temporal stores,
 // like memcpy at that size: the loop then does not read every output line before writing
 // it), after a head up to the first vector-aligned output byte that rest() converts.
-// Measured at 64 MiB (AVX3_DL, x memcpy, regular -> streamed stores): 4- and 8-byte
-// sources gain (FLOAT -> float8e4m3fn 0.96 -> 1.12..1.23, INT32 -> float8e4m3fn 0.84 ->
-// 1.00, INT64 -> float8e4m3fn 0.83 -> 1.17, DOUBLE -> float8e4m3fn 0.76 -> 0.99), 2-byte
-// sources lose (FLOAT16 -> float8e4m3fn 0.85 -> 0.76, FLOAT16 -> UINT8 0.90 -> 0.80): the
-// callers stream sources of 4 bytes and more only.
+// Streaming measured faster for 4- and 8-byte sources and slower for 2-byte sources
+// (bench/results/tuning.md): the callers stream sources of 4 bytes and more only.
 template <bool kMayStream, class DW, class At, class Rest>
 HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at,
                           const Rest& rest) {

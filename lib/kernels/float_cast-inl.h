@@ -10,7 +10,7 @@
 //           (quiet bit set, top payload bits kept).
 // Targets:  F16C (AVX2/AVX3), NEON and SVE convert f16 natively and exactly; SSSE3, SSE4
 //           and the scalar fallback use the integer formulation below, because Highway
-//           1.0.3 emulates f16 there inexactly (toolchain.md 4.2). Highway's f32 -> bf16
+//           1.0.3 emulates f16 there inexactly (docs/highway-notes.md). Highway's f32 -> bf16
 //           DemoteTo truncates, so bf16 is always done on integer lanes. The scalar
 //           fallback's f64 -> f32 DemoteTo clamps Inf to FLT_MAX; it is fixed up.
 // Tail:     CastLoop's one-vector stack buffer.
@@ -77,8 +77,8 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
              // source's is clear (one masked XOR; other lanes are exact already).
              const hn::Rebind<float, DU32> df;
              const hn::Rebind<hwy::float16_t, DU32> dh;
-             // Branch-free: a "skip vectors without NaN" branch measured 2x slower at
-             // 64 MiB on random bits (40% of 16-lane vectors hold a NaN: mispredicted).
+             // Branch-free: a "skip vectors without NaN" branch is mispredicted on random
+             // bits (40% of 16-lane vectors hold a NaN) and measured 2x slower.
              const auto fv = hn::PromoteTo(df, hn::BitCast(dh, h));
              const auto f = hn::BitCast(du32, fv);
              const auto quiet_clear =
@@ -92,7 +92,7 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// AVX512_BF16 (Zen 4, Sapphire Rapids; not every AVX3_DL CPU, so checked at run time):
+// AVX512_BF16 (not every AVX3_DL CPU has it, so it is checked at run time):
 // VCVTNE2PS2BF16 converts 32 floats at once, RNE exactly like F32BitsToBF16InUpperHalf for
 // zero, normal and infinite inputs (overflow to Inf included); but it keeps NaN payloads
 // and treats subnormal inputs as zero, so a group of 32 holding a NaN or a subnormal (one
@@ -245,8 +245,7 @@ void CastBF16ToF16(const void* src, void* dst, size_t count, const CastOptions&)
 // Fused pairs that used to go through the blocked two-step path: the exact (FLOAT16) or
 // round-to-odd (DOUBLE, f32_helpers-inl.h) float32 value, then the FLOAT -> FLOAT16 /
 // BFLOAT16 rounding of CastF32ToF16 / CastF32ToBF16, in one loop (one rounding of the
-// source value; bit-identical to the two steps). Measured at 64 MiB, x memcpy: see the
-// README table (FLOAT16 -> BFLOAT16 was 0.50 through the two-step path).
+// source value; bit-identical to the two steps, and faster).
 void CastF16ToBF16(const void* src, void* dst, size_t count, const CastOptions&) {
   const DU32 du32;
   const hn::Rebind<uint16_t, DU32> du16;

@@ -209,7 +209,7 @@ TENSORCAST_BOOL_CAST(CastBoolToF64, CastBoolTo, uint64_t, 0x3FF0000000000000ull)
 TENSORCAST_BOOL_CAST(CastBoolToF16, CastBoolTo, uint16_t, 0x3C00)
 TENSORCAST_BOOL_CAST(CastBoolToBF16, CastBoolTo, uint16_t, 0x3F80)
 // float8: 1.0 is e4m3fn 0x38, e4m3fnuz 0x40, e5m2 0x3C, e5m2fnuz 0x40, e8m0 0x7F. A
-// direct row also keeps false -> 0x00 for e8m0 (semantics.md 2), where the hub's FLOAT
+// direct row also keeps false -> 0x00 for e8m0 (docs/semantics.md), where the hub's FLOAT
 // 0.0 would encode as NaN with saturate=false.
 TENSORCAST_BOOL_CAST(CastBoolToF8E4M3FN, CastBoolTo, uint8_t, 0x38)
 TENSORCAST_BOOL_CAST(CastBoolToF8E4M3FNUZ, CastBoolTo, uint8_t, 0x40)

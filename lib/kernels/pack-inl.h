@@ -1,5 +1,5 @@
-// Per-target SIMD packing and unpacking of the sub-byte types (semantics.md section 2,
-// onnx-reference-semantics.md 2.2): 4-bit types two per byte, element 2k in the low
+// Per-target SIMD packing and unpacking of the sub-byte types (docs/semantics.md,
+// "Packing"): 4-bit types two per byte, element 2k in the low
 // nibble; 2-bit types four per byte, element 0 in bits 0-1; counts are in elements and
 // a partial last byte has zero padding bits.
 //
@@ -65,8 +65,8 @@ constexpr size_t kPrefetchBytes = tuning::kSubbytePrefetchBytes;
 // Runs body(in, out) on `count` elements in chunks of `chunk` elements, where a chunk
 // occupies chunk * kInBits / 8 source bytes and chunk * kOutBits / 8 target bytes.
 // kPrefetch: prefetch the source kPrefetchBytes ahead, for bodies with many operations
-// per source byte (16M elements FLOAT -> FLOAT4E2M1: 0.61 ns/element without, 0.25 with;
-// light bodies run a little slower with it: the hardware prefetcher suffices there).
+// per source byte (light bodies run a little slower with it: the hardware prefetcher
+// suffices there; bench/results/tuning.md).
 // The tail is copied into a zero-filled stack buffer, converted as a whole chunk, and
 // only its ceil(rest * kOutBits / 8) bytes are copied out: no reads or writes past the
 // caller's buffers.

@@ -16,14 +16,11 @@
 //     copies its block of every row with one loop of one block size (fixed-size
 //     inlined moves for 1..64 bytes, two overlapping moves for other sizes < 64).
 //     The tile stays in L1 while its blocks are copied: memory sees one pass.
-// Copies: vector loops of 32-byte vectors (on Zen 4, 512-bit copies measured 3-7%
-//   slower), 8 per iteration with all loads before the stores, aligned stores from
+// Copies: vector loops of 32-byte vectors (512-bit copies measured slower), 8 per iteration with all loads before the stores, aligned stores from
 //   kAlignMin bytes on (a misaligned output would split every store across two cache
 //   lines), an overlapping last vector. Exception: a contiguous block (outer == 1) of
 //   kMemcpyMinBlock bytes or more that is not streamed goes to memcpy, which measured
-//   3-6% faster than the vector loop for L2-resident tensors (64-256 KiB) and equal at
-//   1 MiB (2026-11 re-measurement; an earlier 0.8x figure for a 1 MiB split with memcpy
-//   did not reproduce).
+//   faster than the vector loop for L2-resident tensors (bench/results/tuning.md).
 // Streaming: when the source is larger than the caches (plan.stream, 16 MiB by
 //   default), blocks of kStreamMinBlock bytes and more are copied with vector loads
 //   and non-temporal stores (no read-for-ownership of the outputs; glibc's memcpy does

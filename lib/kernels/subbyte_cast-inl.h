@@ -190,7 +190,7 @@ HWY_INLINE hn::Vec<DU16> F4CodeFromF16(DU16 du16, hn::Vec<DU16> h) {
 // ------------------------------------------------------------------ encode kernels
 
 // N FLOAT16 values -> f32 bits. Native f16 targets (F16C, NEON, SVE) convert exactly.
-// Elsewhere Highway's f16 PromoteTo is inexact (toolchain.md 4.2); the integer version
+// Elsewhere Highway's f16 PromoteTo is inexact (docs/highway-notes.md); the integer version
 // below is exact for normal numbers, Inf and NaN, and maps zero and subnormals to
 // values below 2^-14, which both encoders treat like them (int: 0; FLOAT4E2M1: signed 0).
 HWY_INLINE hn::Vec<DU32> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {

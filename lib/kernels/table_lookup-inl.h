@@ -15,11 +15,8 @@
 //     (InterleaveLower/Upper, which work within 128-bit blocks, after one permute of the
 //     codes' 64-bit lanes that makes the interleaved lanes come out in element order;
 //     SVE stores 16-bit results with StoreInterleaved2 instead), then widened with
-//     PromoteTo of each half; for 8-bit sources on AVX3_DL only (LutPlanes). Measured
-//     against the two-step path (AVX3_DL, x memcpy):
-//     float8e4m3fn -> INT16 0.07 -> 0.22 at 8 KiB (about half of that time builds the
-//     256-entry table) and 0.57 -> 1.6 at 64 MiB; float8e4m3fn -> UINT64 0.17 -> 0.46
-//     and 0.77 -> 1.46.
+//     PromoteTo of each half; for 8-bit sources on AVX3_DL only (TablePlanes,
+//     capabilities-inl.h; the figures are in bench/results/tuning.md).
 //   SCALAR: an element loop.
 // Outputs of kLutStreamBytes and more are written with non-temporal stores.
 #if defined(TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_) == defined(HWY_TARGET_TOGGLE)

@@ -3,7 +3,7 @@
 //
 // Highway 1.0.3 bugs on AVX3_DL (fixed upstream in 1.0.5; test/truncate_test.cc):
 //   - TruncateTo u32 -> u8 from a 512-bit vector permutes 32-bit lanes where it meant
-//     bytes (toolchain.md 4.2): 15 of 16 lanes wrong;
+//     bytes (docs/highway-notes.md): 15 of 16 lanes wrong;
 //   - every TruncateTo from a 256-bit vector except u64 -> u32 (u16 -> u8, u32 -> u16,
 //     u32 -> u8, u64 -> u16, u64 -> u8) passes _mm256_permutexvar_epi8 its operands in
 //     the wrong order: every lane wrong. These are the second step of any chain that

@@ -1,5 +1,5 @@
 // Decoding every float format to an exact value, and rounding an exact value once
-// into every target (semantics.md sections 2 and 3).
+// into every target (docs/semantics.md).
 #include "lib/reference/exact.h"
 
 #include <cmath>
@@ -126,7 +126,7 @@ uint64_t EncodeIeee(DataType type, const Exact& x) {
   return sign | mag;
 }
 
-// The four float8 formats (onnx-reference-semantics.md 4.3 / 4.5).
+// The four float8 formats (docs/semantics.md, "float8").
 uint64_t EncodeFloat8(DataType type, const Exact& x, bool saturate) {
   const FloatFormat& f = FormatOf(type);
   const bool fnuz = IsFnuz(type);
@@ -145,7 +145,7 @@ uint64_t EncodeFloat8(DataType type, const Exact& x, bool saturate) {
   return sign | mag;
 }
 
-// FLOAT4E2M1 (onnx-reference-semantics.md 6.2): always saturates to +-6; NaN -> 0x8
+// FLOAT4E2M1 (docs/semantics.md, "float4e2m1"): always saturates to +-6; NaN -> 0x8
 // for a positive NaN and 0x0 for a negative one (the current conformance data).
 uint64_t EncodeFloat4(const Exact& x) {
   const uint64_t sign = x.neg ? 0x8 : 0x0;
@@ -158,7 +158,7 @@ uint64_t EncodeFloat4(const Exact& x) {
 
 // FLOAT8E8M0: 2^(code-127), code 0..254, 0xFF NaN. The sign is ignored (|x|).
 // round_mode picks the power of two; results below 2^-127 or above 2^127, zero and
-// Inf saturate to 0x00 / 0xFE when `saturate`, else NaN (semantics.md section 3).
+// Inf saturate to 0x00 / 0xFE when `saturate`, else NaN (docs/semantics.md).
 uint64_t EncodeE8M0(const Exact& x, const CastOptions& options) {
   const bool sat = options.saturate;
   if (x.kind == Exact::kNaN) return 0xFF;

@@ -1,6 +1,6 @@
 // The exact value of one element, and the encoders that round it once into each
 // target format. Every numeric source decodes into an Exact without loss (a finite
-// value is mant * 2^exp with a 64-bit mant), so "one rounding" (semantics.md,
+// value is mant * 2^exp with a 64-bit mant), so "one rounding" (docs/semantics.md,
 // principle 1) holds by construction: encoders see the true value of the source.
 #ifndef TENSORCAST_LIB_REFERENCE_EXACT_H_
 #define TENSORCAST_LIB_REFERENCE_EXACT_H_

@@ -1,5 +1,5 @@
 // The scalar reference implementation of ONNX Cast: one function per rule of
-// shared/semantics.md. It is the oracle every SIMD kernel is tested against, bit for
+// docs/semantics.md. It is the oracle every SIMD kernel is tested against, bit for
 // bit. Written for clarity; no allocation per numeric element.
 #ifndef TENSORCAST_LIB_REFERENCE_REFERENCE_CAST_H_
 #define TENSORCAST_LIB_REFERENCE_REFERENCE_CAST_H_

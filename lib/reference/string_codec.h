@@ -1,7 +1,7 @@
 // Strings <-> numbers, locale-independent (std::from_chars / std::to_chars plus a
 // small big-integer comparison for exact rounding).
 //
-// Parsing accepts (semantics.md section 4): optional leading/trailing ASCII
+// Parsing accepts (docs/semantics.md, "Strings"): optional leading/trailing ASCII
 // whitespace, an optional sign, decimal digits with an optional fraction and
 // exponent ("1e-5", "1E8", ".5", "5."), and "inf" / "infinity" / "nan" in any case
 // with an optional sign. Everything else ("abc", "", "0x10", "1.5abc") is rejected.
