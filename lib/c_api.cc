@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
 #include "tensorcast/split.h"
@@ -35,36 +36,57 @@ static_assert(TC_INTERNAL == static_cast<int>(StatusCode::kInternal));
 static_assert(TC_ROUND_UP == static_cast<int>(RoundMode::kUp));
 static_assert(TC_ROUND_DOWN == static_cast<int>(RoundMode::kDown));
 static_assert(TC_ROUND_NEAREST == static_cast<int>(RoundMode::kNearest));
+// The TC_TYPE_ constants are the rows of the type table (lib/type_facts.h), as the
+// enumerators of DataType are (data_type.cc): TC_TYPE_<NAME> is the code of the row
+// named NAME, and every code of the table has one. The switch has no default, so
+// -Wswitch reports a tc_data_type constant missing from it.
+#define TENSORCAST_C_TYPE(NAME) \
+  case TC_TYPE_##NAME: return #NAME;
+constexpr std::string_view CTypeName(tc_data_type type) {
+  switch (type) {
+    TENSORCAST_C_TYPE(UNDEFINED)
+    TENSORCAST_C_TYPE(FLOAT)
+    TENSORCAST_C_TYPE(UINT8)
+    TENSORCAST_C_TYPE(INT8)
+    TENSORCAST_C_TYPE(UINT16)
+    TENSORCAST_C_TYPE(INT16)
+    TENSORCAST_C_TYPE(INT32)
+    TENSORCAST_C_TYPE(INT64)
+    TENSORCAST_C_TYPE(STRING)
+    TENSORCAST_C_TYPE(BOOL)
+    TENSORCAST_C_TYPE(FLOAT16)
+    TENSORCAST_C_TYPE(DOUBLE)
+    TENSORCAST_C_TYPE(UINT32)
+    TENSORCAST_C_TYPE(UINT64)
+    TENSORCAST_C_TYPE(COMPLEX64)
+    TENSORCAST_C_TYPE(COMPLEX128)
+    TENSORCAST_C_TYPE(BFLOAT16)
+    TENSORCAST_C_TYPE(FLOAT8E4M3FN)
+    TENSORCAST_C_TYPE(FLOAT8E4M3FNUZ)
+    TENSORCAST_C_TYPE(FLOAT8E5M2)
+    TENSORCAST_C_TYPE(FLOAT8E5M2FNUZ)
+    TENSORCAST_C_TYPE(UINT4)
+    TENSORCAST_C_TYPE(INT4)
+    TENSORCAST_C_TYPE(FLOAT4E2M1)
+    TENSORCAST_C_TYPE(FLOAT8E8M0)
+    TENSORCAST_C_TYPE(UINT2)
+    TENSORCAST_C_TYPE(INT2)
+  }
+  return std::string_view();
+}
+#undef TENSORCAST_C_TYPE
+
+constexpr bool CTypesMatchTable() {
+  for (int code = 0; code <= TC_MAX_TYPE_CODE; ++code) {
+    if (CTypeName(static_cast<tc_data_type>(code)) !=
+        tensorcast::Facts(static_cast<DataType>(code)).name) {
+      return false;
+    }
+  }
+  return true;
+}
 static_assert(TC_MAX_TYPE_CODE == tensorcast::kMaxDataTypeCode);
-#define TC_CHECK_TYPE(c, cc) static_assert(TC_TYPE_##c == static_cast<int>(DataType::cc));
-TC_CHECK_TYPE(UNDEFINED, kUndefined)
-TC_CHECK_TYPE(FLOAT, kFloat)
-TC_CHECK_TYPE(UINT8, kUint8)
-TC_CHECK_TYPE(INT8, kInt8)
-TC_CHECK_TYPE(UINT16, kUint16)
-TC_CHECK_TYPE(INT16, kInt16)
-TC_CHECK_TYPE(INT32, kInt32)
-TC_CHECK_TYPE(INT64, kInt64)
-TC_CHECK_TYPE(STRING, kString)
-TC_CHECK_TYPE(BOOL, kBool)
-TC_CHECK_TYPE(FLOAT16, kFloat16)
-TC_CHECK_TYPE(DOUBLE, kDouble)
-TC_CHECK_TYPE(UINT32, kUint32)
-TC_CHECK_TYPE(UINT64, kUint64)
-TC_CHECK_TYPE(COMPLEX64, kComplex64)
-TC_CHECK_TYPE(COMPLEX128, kComplex128)
-TC_CHECK_TYPE(BFLOAT16, kBfloat16)
-TC_CHECK_TYPE(FLOAT8E4M3FN, kFloat8E4M3FN)
-TC_CHECK_TYPE(FLOAT8E4M3FNUZ, kFloat8E4M3FNUZ)
-TC_CHECK_TYPE(FLOAT8E5M2, kFloat8E5M2)
-TC_CHECK_TYPE(FLOAT8E5M2FNUZ, kFloat8E5M2FNUZ)
-TC_CHECK_TYPE(UINT4, kUint4)
-TC_CHECK_TYPE(INT4, kInt4)
-TC_CHECK_TYPE(FLOAT4E2M1, kFloat4E2M1)
-TC_CHECK_TYPE(FLOAT8E8M0, kFloat8E8M0)
-TC_CHECK_TYPE(UINT2, kUint2)
-TC_CHECK_TYPE(INT2, kInt2)
-#undef TC_CHECK_TYPE
+static_assert(CTypesMatchTable(), "tc_data_type (tensorcast_c.h) and the type table disagree");
 
 // Split of STRING moves tc_string_view objects bit for bit: as the valid type whose
 // elements have the same size (no byte of the text is touched).
