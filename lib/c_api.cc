@@ -23,6 +23,7 @@ namespace {
 using tensorcast::CastOptions;
 using tensorcast::DataType;
 using tensorcast::RoundMode;
+using tensorcast::Route;
 using tensorcast::Status;
 using tensorcast::StatusCode;
 
@@ -36,6 +37,12 @@ static_assert(TC_INTERNAL == static_cast<int>(StatusCode::kInternal));
 static_assert(TC_ROUND_UP == static_cast<int>(RoundMode::kUp));
 static_assert(TC_ROUND_DOWN == static_cast<int>(RoundMode::kDown));
 static_assert(TC_ROUND_NEAREST == static_cast<int>(RoundMode::kNearest));
+static_assert(TC_ROUTE_KERNEL == static_cast<int>(Route::kKernel));
+static_assert(TC_ROUTE_TABLE == static_cast<int>(Route::kTable));
+static_assert(TC_ROUTE_HUB == static_cast<int>(Route::kHub));
+static_assert(TC_ROUTE_COPY == static_cast<int>(Route::kCopy));
+static_assert(TC_ROUTE_STRINGS == static_cast<int>(Route::kStrings));
+
 // The TC_TYPE_ constants are the rows of the type table (lib/type_facts.h), as the
 // enumerators of DataType are (data_type.cc): TC_TYPE_<NAME> is the code of the row
 // named NAME, and every code of the table has one. The switch has no default, so
@@ -139,6 +146,67 @@ bool TextView(const char* text, size_t length, std::string_view* out) {
   }
   *out = length == TC_NUL_TERMINATED ? std::string_view(text) : std::string_view(text, length);
   return true;
+}
+
+// Copies `text` into `out`, cut to N - 1 bytes, NUL-terminated.
+template <size_t N>
+void CopyText(const std::string& text, char (&out)[N]) {
+  const size_t n = text.size() < N - 1 ? text.size() : N - 1;
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+// The compiled targets, listed on first use (the list does not change while the
+// process runs); nullptr when listing them ran out of memory.
+const std::vector<std::string>* TargetList() noexcept {
+  try {
+    static const std::vector<std::string> names = tensorcast::CompiledTargetNames();
+    return &names;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int DescribeRouteImpl(int32_t src_type, int32_t dst_type, const char* target, size_t target_length,
+                      tc_route_info* out, tc_error* err) {
+  if (out == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "out is null");
+  std::string_view name;
+  if (!TextView(target, target_length, &name)) {
+    return Report(Status(StatusCode::kInvalidArgument,
+                         "target is null with length " + std::to_string(target_length)),
+                  err);
+  }
+  const auto st = static_cast<DataType>(src_type);
+  const auto dt = static_cast<DataType>(dst_type);
+  // The type checks of Cast (count 0 touches nothing).
+  Status s = tensorcast::Cast(nullptr, st, nullptr, dt, 0);
+  if (!s.ok()) return Report(s, err);
+  if (!name.empty()) {
+    const std::vector<std::string>* targets = TargetList();
+    if (targets == nullptr) return Fail(err, TC_INTERNAL, "out of memory");
+    bool found = false;
+    std::string list;
+    for (const std::string& t : *targets) {
+      found = found || t == name;
+      list += (list.empty() ? "" : ", ") + t;
+    }
+    if (!found) {
+      return Report(Status(StatusCode::kInvalidArgument,
+                           "target \"" + std::string(name) +
+                               "\" is not compiled in or not supported by this CPU (available: " +
+                               list + ")"),
+                    err);
+    }
+  }
+  tensorcast::RouteInfo info;
+  s = tensorcast::DescribeRoute(st, dt, name, &info);
+  if (!s.ok()) return Report(s, err);
+  out->route = static_cast<int>(info.route);
+  out->small_route = static_cast<int>(info.small_route);
+  out->small_below = info.small_below;
+  CopyText(info.detail, out->detail);
+  CopyText(info.small_detail, out->small_detail);
+  return Fill(err, TC_OK, "", 0, 0);
 }
 
 // Cast where one side is STRING: the views become std::string objects, the results are
@@ -390,5 +458,27 @@ TC_API const char* tc_status_name(int status) {
 }
 
 TC_API const char* tc_active_target(void) { return tensorcast::ActiveTargetName(); }
+
+TC_API size_t tc_compiled_target_count(void) {
+  const std::vector<std::string>* targets = TargetList();
+  return targets == nullptr ? 0 : targets->size();
+}
+
+TC_API const char* tc_compiled_target_name(size_t index) {
+  const std::vector<std::string>* targets = TargetList();
+  if (targets == nullptr || index >= targets->size()) return nullptr;
+  return (*targets)[index].c_str();
+}
+
+TC_API const char* tc_route_name(int route) {
+  if (route < TC_ROUTE_KERNEL || route > TC_ROUTE_STRINGS) return "invalid";
+  return tensorcast::RouteName(static_cast<Route>(route));
+}
+
+TC_API int tc_describe_route(int32_t src_type, int32_t dst_type, const char* target,
+                             size_t target_length, tc_route_info* out, tc_error* err) {
+  return Guard(
+      err, [&] { return DescribeRouteImpl(src_type, dst_type, target, target_length, out, err); });
+}
 
 }  // extern "C"
