@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
 #include "tensorcast/split.h"
@@ -22,6 +23,7 @@ namespace {
 using tensorcast::CastOptions;
 using tensorcast::DataType;
 using tensorcast::RoundMode;
+using tensorcast::Route;
 using tensorcast::Status;
 using tensorcast::StatusCode;
 
@@ -35,36 +37,63 @@ static_assert(TC_INTERNAL == static_cast<int>(StatusCode::kInternal));
 static_assert(TC_ROUND_UP == static_cast<int>(RoundMode::kUp));
 static_assert(TC_ROUND_DOWN == static_cast<int>(RoundMode::kDown));
 static_assert(TC_ROUND_NEAREST == static_cast<int>(RoundMode::kNearest));
+static_assert(TC_ROUTE_KERNEL == static_cast<int>(Route::kKernel));
+static_assert(TC_ROUTE_TABLE == static_cast<int>(Route::kTable));
+static_assert(TC_ROUTE_HUB == static_cast<int>(Route::kHub));
+static_assert(TC_ROUTE_COPY == static_cast<int>(Route::kCopy));
+static_assert(TC_ROUTE_STRINGS == static_cast<int>(Route::kStrings));
+
+// The TC_TYPE_ constants are the rows of the type table (lib/type_facts.h), as the
+// enumerators of DataType are (data_type.cc): TC_TYPE_<NAME> is the code of the row
+// named NAME, and every code of the table has one. The switch has no default, so
+// -Wswitch reports a tc_data_type constant missing from it.
+#define TENSORCAST_C_TYPE(NAME) \
+  case TC_TYPE_##NAME: return #NAME;
+constexpr std::string_view CTypeName(tc_data_type type) {
+  switch (type) {
+    TENSORCAST_C_TYPE(UNDEFINED)
+    TENSORCAST_C_TYPE(FLOAT)
+    TENSORCAST_C_TYPE(UINT8)
+    TENSORCAST_C_TYPE(INT8)
+    TENSORCAST_C_TYPE(UINT16)
+    TENSORCAST_C_TYPE(INT16)
+    TENSORCAST_C_TYPE(INT32)
+    TENSORCAST_C_TYPE(INT64)
+    TENSORCAST_C_TYPE(STRING)
+    TENSORCAST_C_TYPE(BOOL)
+    TENSORCAST_C_TYPE(FLOAT16)
+    TENSORCAST_C_TYPE(DOUBLE)
+    TENSORCAST_C_TYPE(UINT32)
+    TENSORCAST_C_TYPE(UINT64)
+    TENSORCAST_C_TYPE(COMPLEX64)
+    TENSORCAST_C_TYPE(COMPLEX128)
+    TENSORCAST_C_TYPE(BFLOAT16)
+    TENSORCAST_C_TYPE(FLOAT8E4M3FN)
+    TENSORCAST_C_TYPE(FLOAT8E4M3FNUZ)
+    TENSORCAST_C_TYPE(FLOAT8E5M2)
+    TENSORCAST_C_TYPE(FLOAT8E5M2FNUZ)
+    TENSORCAST_C_TYPE(UINT4)
+    TENSORCAST_C_TYPE(INT4)
+    TENSORCAST_C_TYPE(FLOAT4E2M1)
+    TENSORCAST_C_TYPE(FLOAT8E8M0)
+    TENSORCAST_C_TYPE(UINT2)
+    TENSORCAST_C_TYPE(INT2)
+  }
+  return std::string_view();
+}
+#undef TENSORCAST_C_TYPE
+
+constexpr bool CTypesMatchTable() {
+  for (int code = 0; code <= TC_MAX_TYPE_CODE; ++code) {
+    if (CTypeName(static_cast<tc_data_type>(code)) !=
+        tensorcast::Facts(static_cast<DataType>(code)).name) {
+      return false;
+    }
+  }
+  return true;
+}
 static_assert(TC_MAX_TYPE_CODE == tensorcast::kMaxDataTypeCode);
-#define TC_CHECK_TYPE(c, cc) static_assert(TC_TYPE_##c == static_cast<int>(DataType::cc));
-TC_CHECK_TYPE(UNDEFINED, kUndefined)
-TC_CHECK_TYPE(FLOAT, kFloat)
-TC_CHECK_TYPE(UINT8, kUint8)
-TC_CHECK_TYPE(INT8, kInt8)
-TC_CHECK_TYPE(UINT16, kUint16)
-TC_CHECK_TYPE(INT16, kInt16)
-TC_CHECK_TYPE(INT32, kInt32)
-TC_CHECK_TYPE(INT64, kInt64)
-TC_CHECK_TYPE(STRING, kString)
-TC_CHECK_TYPE(BOOL, kBool)
-TC_CHECK_TYPE(FLOAT16, kFloat16)
-TC_CHECK_TYPE(DOUBLE, kDouble)
-TC_CHECK_TYPE(UINT32, kUint32)
-TC_CHECK_TYPE(UINT64, kUint64)
-TC_CHECK_TYPE(COMPLEX64, kComplex64)
-TC_CHECK_TYPE(COMPLEX128, kComplex128)
-TC_CHECK_TYPE(BFLOAT16, kBfloat16)
-TC_CHECK_TYPE(FLOAT8E4M3FN, kFloat8E4M3FN)
-TC_CHECK_TYPE(FLOAT8E4M3FNUZ, kFloat8E4M3FNUZ)
-TC_CHECK_TYPE(FLOAT8E5M2, kFloat8E5M2)
-TC_CHECK_TYPE(FLOAT8E5M2FNUZ, kFloat8E5M2FNUZ)
-TC_CHECK_TYPE(UINT4, kUint4)
-TC_CHECK_TYPE(INT4, kInt4)
-TC_CHECK_TYPE(FLOAT4E2M1, kFloat4E2M1)
-TC_CHECK_TYPE(FLOAT8E8M0, kFloat8E8M0)
-TC_CHECK_TYPE(UINT2, kUint2)
-TC_CHECK_TYPE(INT2, kInt2)
-#undef TC_CHECK_TYPE
+static_assert(CTypesMatchTable(), "tc_data_type (tensorcast_c.h) and the type table disagree");
 
 // Split of STRING moves tc_string_view objects bit for bit: as the valid type whose
 // elements have the same size (no byte of the text is touched).
@@ -117,6 +146,67 @@ bool TextView(const char* text, size_t length, std::string_view* out) {
   }
   *out = length == TC_NUL_TERMINATED ? std::string_view(text) : std::string_view(text, length);
   return true;
+}
+
+// Copies `text` into `out`, cut to N - 1 bytes, NUL-terminated.
+template <size_t N>
+void CopyText(const std::string& text, char (&out)[N]) {
+  const size_t n = text.size() < N - 1 ? text.size() : N - 1;
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+// The compiled targets, listed on first use (the list does not change while the
+// process runs); nullptr when listing them ran out of memory.
+const std::vector<std::string>* TargetList() noexcept {
+  try {
+    static const std::vector<std::string> names = tensorcast::CompiledTargetNames();
+    return &names;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int DescribeRouteImpl(int32_t src_type, int32_t dst_type, const char* target, size_t target_length,
+                      tc_route_info* out, tc_error* err) {
+  if (out == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "out is null");
+  std::string_view name;
+  if (!TextView(target, target_length, &name)) {
+    return Report(Status(StatusCode::kInvalidArgument,
+                         "target is null with length " + std::to_string(target_length)),
+                  err);
+  }
+  const auto st = static_cast<DataType>(src_type);
+  const auto dt = static_cast<DataType>(dst_type);
+  // The type checks of Cast (count 0 touches nothing).
+  Status s = tensorcast::Cast(nullptr, st, nullptr, dt, 0);
+  if (!s.ok()) return Report(s, err);
+  if (!name.empty()) {
+    const std::vector<std::string>* targets = TargetList();
+    if (targets == nullptr) return Fail(err, TC_INTERNAL, "out of memory");
+    bool found = false;
+    std::string list;
+    for (const std::string& t : *targets) {
+      found = found || t == name;
+      list += (list.empty() ? "" : ", ") + t;
+    }
+    if (!found) {
+      return Report(Status(StatusCode::kInvalidArgument,
+                           "target \"" + std::string(name) +
+                               "\" is not compiled in or not supported by this CPU (available: " +
+                               list + ")"),
+                    err);
+    }
+  }
+  tensorcast::RouteInfo info;
+  s = tensorcast::DescribeRoute(st, dt, name, &info);
+  if (!s.ok()) return Report(s, err);
+  out->route = static_cast<int>(info.route);
+  out->small_route = static_cast<int>(info.small_route);
+  out->small_below = info.small_below;
+  CopyText(info.detail, out->detail);
+  CopyText(info.small_detail, out->small_detail);
+  return Fill(err, TC_OK, "", 0, 0);
 }
 
 // Cast where one side is STRING: the views become std::string objects, the results are
@@ -368,5 +458,27 @@ TC_API const char* tc_status_name(int status) {
 }
 
 TC_API const char* tc_active_target(void) { return tensorcast::ActiveTargetName(); }
+
+TC_API size_t tc_compiled_target_count(void) {
+  const std::vector<std::string>* targets = TargetList();
+  return targets == nullptr ? 0 : targets->size();
+}
+
+TC_API const char* tc_compiled_target_name(size_t index) {
+  const std::vector<std::string>* targets = TargetList();
+  if (targets == nullptr || index >= targets->size()) return nullptr;
+  return (*targets)[index].c_str();
+}
+
+TC_API const char* tc_route_name(int route) {
+  if (route < TC_ROUTE_KERNEL || route > TC_ROUTE_STRINGS) return "invalid";
+  return tensorcast::RouteName(static_cast<Route>(route));
+}
+
+TC_API int tc_describe_route(int32_t src_type, int32_t dst_type, const char* target,
+                             size_t target_length, tc_route_info* out, tc_error* err) {
+  return Guard(
+      err, [&] { return DescribeRouteImpl(src_type, dst_type, target, target_length, out, err); });
+}
 
 }  // extern "C"

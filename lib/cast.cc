@@ -10,6 +10,7 @@
 
 #include "lib/dispatch/route_plan.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/type_facts.h"
 
 namespace tensorcast {
 namespace {
@@ -114,36 +115,6 @@ Status CastLike(const void* src, DataType src_type, void* dst, DataType like_typ
 }
 
 Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
-  // First opset of Cast that accepts each type (0: never).
-  auto since = [](DataType t) -> int {
-    switch (t) {
-      case DataType::kFloat:
-      case DataType::kDouble:
-      case DataType::kFloat16:
-      case DataType::kInt8:
-      case DataType::kInt16:
-      case DataType::kInt32:
-      case DataType::kInt64:
-      case DataType::kUint8:
-      case DataType::kUint16:
-      case DataType::kUint32:
-      case DataType::kUint64:
-      case DataType::kBool: return 1;
-      case DataType::kString: return 9;
-      case DataType::kBfloat16: return 13;
-      case DataType::kFloat8E4M3FN:
-      case DataType::kFloat8E4M3FNUZ:
-      case DataType::kFloat8E5M2:
-      case DataType::kFloat8E5M2FNUZ: return 19;
-      case DataType::kUint4:
-      case DataType::kInt4: return 21;
-      case DataType::kFloat4E2M1: return 23;
-      case DataType::kFloat8E8M0: return 24;
-      case DataType::kUint2:
-      case DataType::kInt2: return 25;
-      default: return 0;
-    }
-  };
   const char* op = cast_like ? "CastLike" : "Cast";
   if (opset < 1 || opset > 25 || (cast_like && opset < 15)) {
     return Status(StatusCode::kUnsupported, std::string(op) + ": opset " + std::to_string(opset) +
@@ -152,10 +123,12 @@ Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
   for (DataType t : {from, to}) {
     Status s = CheckType(t, t == from ? "source type" : "target type");
     if (!s.ok()) return s;
-    if (since(t) == 0 || opset < since(t)) {
+    // CheckType has rejected the types Cast never accepts (cast_since 0).
+    const int since = Facts(t).cast_since;
+    if (opset < since) {
       return Status(StatusCode::kUnsupported,
                     std::string(op) + "-" + std::to_string(opset) + " does not accept " +
-                        TypeLabel(t) + " (added in opset " + std::to_string(since(t)) + ")");
+                        TypeLabel(t) + " (added in opset " + std::to_string(since) + ")");
     }
   }
   return Status::Ok();

@@ -1,34 +1,21 @@
-// Names, widths and storage sizes of the ONNX element types.
+// Names, widths and storage sizes of the ONNX element types, read from the type table
+// (lib/type_facts.h).
 #include "tensorcast/data_type.h"
 
 #include <climits>
 #include <cstdint>
 #include <string>
 
+#include "lib/type_facts.h"
+
 namespace tensorcast {
 namespace {
 
-struct TypeInfo {
-  const char* name;  // ONNX TensorProto.DataType name
-  int bits;          // bits per element; 0 = variable (STRING) or invalid
-};
+constexpr char Upper(char c) {
+  return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+}
 
-// Indexed by the ONNX code.
-constexpr TypeInfo kTypes[kMaxDataTypeCode + 1] = {
-    {"UNDEFINED", 0},      {"FLOAT", 32},       {"UINT8", 8},          {"INT8", 8},
-    {"UINT16", 16},        {"INT16", 16},       {"INT32", 32},         {"INT64", 64},
-    {"STRING", 0},         {"BOOL", 8},         {"FLOAT16", 16},       {"DOUBLE", 64},
-    {"UINT32", 32},        {"UINT64", 64},      {"COMPLEX64", 64},     {"COMPLEX128", 128},
-    {"BFLOAT16", 16},      {"FLOAT8E4M3FN", 8}, {"FLOAT8E4M3FNUZ", 8}, {"FLOAT8E5M2", 8},
-    {"FLOAT8E5M2FNUZ", 8}, {"UINT4", 4},        {"INT4", 4},           {"FLOAT4E2M1", 4},
-    {"FLOAT8E8M0", 8},     {"UINT2", 2},        {"INT2", 2},
-};
-
-int Code(DataType type) { return static_cast<int>(type); }
-
-char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+constexpr bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (Upper(a[i]) != Upper(b[i])) return false;
@@ -36,69 +23,109 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+// The enumerators of data_type.h are the rows of the type table: each one's spelling
+// without the leading 'k' is its row's name ignoring case (kFloat8E4M3FN is code 17,
+// "FLOAT8E4M3FN"), and every code of the table has one. The switch has no default, so
+// -Wswitch reports an enumerator missing from it.
+#define TENSORCAST_ENUMERATOR(e) \
+  case DataType::e: return std::string_view(#e).substr(1);
+constexpr std::string_view EnumeratorName(DataType type) {
+  switch (type) {
+    TENSORCAST_ENUMERATOR(kUndefined)
+    TENSORCAST_ENUMERATOR(kFloat)
+    TENSORCAST_ENUMERATOR(kUint8)
+    TENSORCAST_ENUMERATOR(kInt8)
+    TENSORCAST_ENUMERATOR(kUint16)
+    TENSORCAST_ENUMERATOR(kInt16)
+    TENSORCAST_ENUMERATOR(kInt32)
+    TENSORCAST_ENUMERATOR(kInt64)
+    TENSORCAST_ENUMERATOR(kString)
+    TENSORCAST_ENUMERATOR(kBool)
+    TENSORCAST_ENUMERATOR(kFloat16)
+    TENSORCAST_ENUMERATOR(kDouble)
+    TENSORCAST_ENUMERATOR(kUint32)
+    TENSORCAST_ENUMERATOR(kUint64)
+    TENSORCAST_ENUMERATOR(kComplex64)
+    TENSORCAST_ENUMERATOR(kComplex128)
+    TENSORCAST_ENUMERATOR(kBfloat16)
+    TENSORCAST_ENUMERATOR(kFloat8E4M3FN)
+    TENSORCAST_ENUMERATOR(kFloat8E4M3FNUZ)
+    TENSORCAST_ENUMERATOR(kFloat8E5M2)
+    TENSORCAST_ENUMERATOR(kFloat8E5M2FNUZ)
+    TENSORCAST_ENUMERATOR(kUint4)
+    TENSORCAST_ENUMERATOR(kInt4)
+    TENSORCAST_ENUMERATOR(kFloat4E2M1)
+    TENSORCAST_ENUMERATOR(kFloat8E8M0)
+    TENSORCAST_ENUMERATOR(kUint2)
+    TENSORCAST_ENUMERATOR(kInt2)
+  }
+  return std::string_view();
+}
+#undef TENSORCAST_ENUMERATOR
+
+// Codes 0..255: an enumerator exactly for the codes of the table, named as its row.
+constexpr bool EnumMatchesTable() {
+  for (int code = 0; code < 256; ++code) {
+    const std::string_view name = EnumeratorName(static_cast<DataType>(code));
+    if (code <= kMaxDataTypeCode) {
+      if (!EqualsIgnoreCase(name, Facts(static_cast<DataType>(code)).name)) return false;
+    } else if (!name.empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(EnumMatchesTable(), "enum DataType (data_type.h) and the type table disagree");
+
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
+// Bytes of `count` elements of a valid type: ceil(count * bits / 8), std::string objects
+// for STRING. False when the count does not fit in size_t.
+bool ByteCount(DataType type, size_t count, size_t* bytes) {
+  const TypeFacts& f = Facts(type);
+  if (f.packed) {  // 2 or 4 elements per byte: no overflow
+    const auto per_byte = static_cast<size_t>(8 / f.bits);
+    *bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
+    return true;
+  }
+  const size_t per =
+      f.kind == TypeKind::kString ? sizeof(std::string) : static_cast<size_t>(f.bits / CHAR_BIT);
+  if (count > SIZE_MAX / per) return false;
+  *bytes = count * per;
+  return true;
+}
+
 }  // namespace
 
-bool IsValidDataType(DataType type) noexcept {
-  return Code(type) >= 1 && Code(type) <= kMaxDataTypeCode;
-}
+bool IsValidDataType(DataType type) noexcept { return Facts(type).kind != TypeKind::kUndefined; }
 
-bool IsCastable(DataType type) noexcept {
-  return IsValidDataType(type) && type != DataType::kComplex64 && type != DataType::kComplex128;
-}
+bool IsCastable(DataType type) noexcept { return Facts(type).cast_since != 0; }
 
-const char* DataTypeName(DataType type) noexcept {
-  if (Code(type) < 0 || Code(type) > kMaxDataTypeCode) return "INVALID";
-  return kTypes[Code(type)].name;
-}
+const char* DataTypeName(DataType type) noexcept { return Facts(type).name; }
 
-int BitWidth(DataType type) noexcept {
-  if (!IsValidDataType(type)) return 0;
-  return kTypes[Code(type)].bits;
-}
+int BitWidth(DataType type) noexcept { return Facts(type).bits; }
 
 Status CheckedStorageBytes(DataType type, size_t count, size_t* bytes) {
   if (bytes == nullptr) return Status(StatusCode::kInvalidArgument, "bytes is null");
   if (!IsValidDataType(type)) {
     return Status(StatusCode::kInvalidArgument,
-                  "unknown data type code " + std::to_string(Code(type)));
+                  "unknown data type code " + std::to_string(static_cast<int>(type)));
   }
-  const size_t per = type == DataType::kString ? sizeof(std::string) * CHAR_BIT
-                                               : static_cast<size_t>(BitWidth(type));
-  // ceil(count * per / 8) without overflowing: split count into whole bytes and a rest.
-  if (per % 8 == 0) {
-    const size_t b = per / 8;
-    if (count > SIZE_MAX / b) {
-      return Status(StatusCode::kOverflow, std::string("byte count of ") + std::to_string(count) +
-                                               " elements of " + DataTypeName(type) +
-                                               " overflows size_t");
-    }
-    *bytes = count * b;
-  } else {
-    const size_t per_byte = 8 / per;  // 2 or 4 elements per byte
-    *bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
+  if (!ByteCount(type, count, bytes)) {
+    return Status(StatusCode::kOverflow, std::string("byte count of ") + std::to_string(count) +
+                                             " elements of " + DataTypeName(type) +
+                                             " overflows size_t");
   }
   return Status::Ok();
 }
 
 size_t StorageBytes(DataType type, size_t count) noexcept {
   size_t bytes = 0;
-  if (!IsValidDataType(type)) return SIZE_MAX;
-  const int bits =
-      type == DataType::kString ? static_cast<int>(sizeof(std::string) * CHAR_BIT) : BitWidth(type);
-  if (bits % 8 == 0) {
-    const size_t b = static_cast<size_t>(bits / 8);
-    if (count > SIZE_MAX / b) return SIZE_MAX;
-    bytes = count * b;
-  } else {
-    const size_t per_byte = static_cast<size_t>(8 / bits);
-    bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
-  }
+  if (!IsValidDataType(type) || !ByteCount(type, count, &bytes)) return SIZE_MAX;
   return bytes;
 }
 
@@ -115,9 +142,11 @@ Status ParseDataType(std::string_view text, DataType* out) {
       *out = static_cast<DataType>(code);
       return Status::Ok();
     }
-  } else {
+  } else if (!s.empty()) {
+    // The ONNX name, then the numpy name of each valid type.
     for (int code = 1; code <= kMaxDataTypeCode; ++code) {
-      if (EqualsIgnoreCase(s, kTypes[code].name)) {
+      const TypeFacts& f = Facts(static_cast<DataType>(code));
+      if (EqualsIgnoreCase(s, f.name) || EqualsIgnoreCase(s, f.numpy_name)) {
         *out = static_cast<DataType>(code);
         return Status::Ok();
       }
@@ -127,8 +156,9 @@ Status ParseDataType(std::string_view text, DataType* out) {
       DataType type;
     };
     static constexpr Alias kAliases[] = {
-        {"float32", DataType::kFloat}, {"float64", DataType::kDouble}, {"half", DataType::kFloat16},
-        {"bool_", DataType::kBool},    {"str", DataType::kString},
+        {"half", DataType::kFloat16},
+        {"bool_", DataType::kBool},
+        {"str", DataType::kString},
     };
     for (const Alias& a : kAliases) {
       if (EqualsIgnoreCase(s, a.name)) {
@@ -140,7 +170,8 @@ Status ParseDataType(std::string_view text, DataType* out) {
   return Status(StatusCode::kInvalidArgument,
                 "unknown data type \"" + std::string(text) +
                     "\" (expected an ONNX name such as FLOAT8E4M3FN, tensor(float16) or a "
-                    "code 1..26)");
+                    "code 1.." +
+                    std::to_string(kMaxDataTypeCode) + ")");
 }
 
 }  // namespace tensorcast

@@ -20,6 +20,7 @@
 
 #include "lib/split_check.h"
 #include "lib/tuning.h"
+#include "lib/type_facts.h"
 #include "tensorcast/split.h"
 
 namespace tensorcast {
@@ -156,8 +157,7 @@ Status Validate(const void* src, DataType type, const int64_t* shape, size_t ran
   if (!s.ok()) {
     return Status(s.code(), s.message() + " (shape " + ShapeText(shape, rank) + ")");
   }
-  const int bits = BitWidth(type);
-  const bool packed = type != DataType::kString && bits < 8;
+  const bool packed = Facts(type).packed;
   size_t total_bytes = 0;
   s = CheckedStorageBytes(type, total, &total_bytes);
   if (!s.ok()) return s;
@@ -198,7 +198,7 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
   const size_t outer = l.outer, inner = l.inner;
   const int bits = BitWidth(type);
   const bool is_string = type == DataType::kString;
-  const bool packed = !is_string && bits < 8;
+  const bool packed = Facts(type).packed;
 
   // Units per element: bytes (bits for packed types, 1 element for strings).
   const size_t unit = is_string ? 1

@@ -558,6 +558,145 @@ static void test_types(void) {
   CHECK(tc_status_name(7) == NULL && tc_status_name(-1) == NULL);
 }
 
+/* Set to 1 once tc_describe_route describes routes (it returns TC_UNSUPPORTED for
+ * every valid pair until the route plan is implemented): enables test_route_values. */
+#define ROUTE_PLAN_IMPLEMENTED 1
+
+/* Compiled targets, route names and every argument error of tc_describe_route. */
+static void test_targets_and_route_errors(void) {
+  const size_t count = tc_compiled_target_count();
+  const char* active = tc_active_target();
+  size_t i;
+  int active_listed = 0;
+  tc_route_info info;
+  char longer[64];
+  int rc;
+
+  CHECK(count >= 1);
+  for (i = 0; i < count; ++i) {
+    const char* name = tc_compiled_target_name(i);
+    CHECK(name != NULL && name[0] != '\0');
+    if (name != NULL && strcmp(name, active) == 0) active_listed = 1;
+  }
+  CHECK(active_listed);
+  CHECK(tc_compiled_target_name(count) == NULL);
+  CHECK(tc_compiled_target_name((size_t)-1) == NULL);
+  CHECK(tc_compiled_target_name(0) == tc_compiled_target_name(0)); /* static storage */
+
+  CHECK(strcmp(tc_route_name(TC_ROUTE_KERNEL), "kernel") == 0);
+  CHECK(strcmp(tc_route_name(TC_ROUTE_TABLE), "table") == 0);
+  CHECK(strcmp(tc_route_name(TC_ROUTE_HUB), "hub") == 0);
+  CHECK(strcmp(tc_route_name(TC_ROUTE_COPY), "copy") == 0);
+  CHECK(strcmp(tc_route_name(TC_ROUTE_STRINGS), "strings") == 0);
+  CHECK(strcmp(tc_route_name(-1), "invalid") == 0 && strcmp(tc_route_name(5), "invalid") == 0);
+
+  /* Argument errors: nothing is written to *out. */
+  memset(&info, 0x5A, sizeof info);
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, NULL, 0, NULL, &err),
+         TC_INVALID_ARGUMENT, "out");
+  EXPECT(tc_describe_route(99, TC_TYPE_FLOAT16, NULL, 0, &info, &err), TC_INVALID_ARGUMENT, "99");
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, -3, NULL, 0, &info, &err), TC_INVALID_ARGUMENT, "-3");
+  EXPECT(tc_describe_route(TC_TYPE_UNDEFINED, TC_TYPE_FLOAT, NULL, 0, &info, &err),
+         TC_INVALID_ARGUMENT, NULL);
+  EXPECT(tc_describe_route(TC_TYPE_COMPLEX64, TC_TYPE_FLOAT, NULL, 0, &info, &err), TC_UNSUPPORTED,
+         "COMPLEX64");
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_COMPLEX128, NULL, 0, &info, &err), TC_UNSUPPORTED,
+         "COMPLEX128");
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, "NO_SUCH_TARGET", TC_NUL_TERMINATED,
+                           &info, &err),
+         TC_INVALID_ARGUMENT, "NO_SUCH_TARGET");
+  /* The length counts: the active name with one more byte is not a target. */
+  CHECK(strlen(active) + 2 <= sizeof longer);
+  longer[0] = '\0';
+  strncat(longer, active, sizeof longer - 2);
+  strcat(longer, "#");
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, longer, strlen(longer), &info, &err),
+         TC_INVALID_ARGUMENT, "#");
+  EXPECT(tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, NULL, 4, &info, &err),
+         TC_INVALID_ARGUMENT, "target");
+  CHECK(((const unsigned char*)&info)[0] == 0x5A &&
+        ((const unsigned char*)&info)[sizeof info - 1] == 0x5A);
+
+  /* Valid arguments: TC_OK, or TC_UNSUPPORTED while routes are not described. */
+  rc = tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, NULL, 0, &info, NULL);
+  CHECK(rc == TC_OK || rc == TC_UNSUPPORTED);
+  rc = tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, active, TC_NUL_TERMINATED, &info, NULL);
+  CHECK(rc == TC_OK || rc == TC_UNSUPPORTED);
+  rc = tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, "", TC_NUL_TERMINATED, &info, NULL);
+  CHECK(rc == TC_OK || rc == TC_UNSUPPORTED);
+  rc = tc_describe_route(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, longer, strlen(longer) - 1, &info, NULL);
+  CHECK(rc == TC_OK || rc == TC_UNSUPPORTED);
+}
+
+#if ROUTE_PLAN_IMPLEMENTED
+static int is_nul_terminated(const char* text, size_t capacity) {
+  return memchr(text, '\0', capacity) != NULL;
+}
+
+static int describe(int32_t src, int32_t dst, const char* target, tc_route_info* info) {
+  char line[96];
+  int rc;
+  reset_err();
+  rc = tc_describe_route(src, dst, target, TC_NUL_TERMINATED, info, &err);
+  sprintf(line, "tc_describe_route(%d, %d, %.20s)", (int)src, (int)dst,
+          target != NULL ? target : "NULL");
+  expect_status(rc, TC_OK, NULL, line, __LINE__);
+  return rc == TC_OK;
+}
+
+/* The route plan: every castable pair on every compiled target has a valid route with
+ * NUL-terminated texts, STRING pairs and only they take the strings route, and a few
+ * pairs take the route cast.h documents for them. */
+static void test_route_values(void) {
+  const size_t count = tc_compiled_target_count();
+  size_t i;
+  int32_t s, d;
+  tc_route_info info, active_info;
+
+  CHECK(describe(TC_TYPE_FLOAT, TC_TYPE_FLOAT16, NULL, &info));
+  CHECK(info.route == TC_ROUTE_KERNEL && info.detail[0] != '\0');
+  CHECK(describe(TC_TYPE_STRING, TC_TYPE_FLOAT, NULL, &info));
+  CHECK(info.route == TC_ROUTE_STRINGS);
+  CHECK(describe(TC_TYPE_FLOAT, TC_TYPE_STRING, NULL, &info));
+  CHECK(info.route == TC_ROUTE_STRINGS);
+  CHECK(describe(TC_TYPE_FLOAT, TC_TYPE_FLOAT, NULL, &info));
+  CHECK(info.route == TC_ROUTE_COPY);
+  CHECK(describe(TC_TYPE_INT4, TC_TYPE_UINT4, NULL, &info));
+  CHECK(info.route == TC_ROUTE_COPY);
+  CHECK(describe(TC_TYPE_UINT2, TC_TYPE_INT2, NULL, &info));
+  CHECK(info.route == TC_ROUTE_COPY);
+
+  /* The active target by name is the default. */
+  CHECK(describe(TC_TYPE_FLOAT8E4M3FN, TC_TYPE_BFLOAT16, NULL, &active_info));
+  CHECK(describe(TC_TYPE_FLOAT8E4M3FN, TC_TYPE_BFLOAT16, tc_active_target(), &info));
+  CHECK(info.route == active_info.route && info.small_below == active_info.small_below &&
+        strcmp(info.detail, active_info.detail) == 0);
+
+  for (i = 0; i < count; ++i) {
+    const char* target = tc_compiled_target_name(i);
+    for (s = 1; s <= TC_MAX_TYPE_CODE; ++s) {
+      for (d = 1; d <= TC_MAX_TYPE_CODE; ++d) {
+        int strings;
+        if (s == TC_TYPE_COMPLEX64 || s == TC_TYPE_COMPLEX128 || d == TC_TYPE_COMPLEX64 ||
+            d == TC_TYPE_COMPLEX128) {
+          continue;
+        }
+        if (!describe(s, d, target, &info)) continue;
+        strings = s == TC_TYPE_STRING || d == TC_TYPE_STRING;
+        CHECK(info.route >= TC_ROUTE_KERNEL && info.route <= TC_ROUTE_STRINGS);
+        CHECK((info.route == TC_ROUTE_STRINGS) == strings);
+        CHECK(is_nul_terminated(info.detail, sizeof info.detail) &&
+              is_nul_terminated(info.small_detail, sizeof info.small_detail));
+        if (info.small_below != 0) {
+          CHECK(info.small_route >= TC_ROUTE_KERNEL && info.small_route <= TC_ROUTE_STRINGS);
+          CHECK((info.small_route == TC_ROUTE_STRINGS) == strings);
+        }
+      }
+    }
+  }
+}
+#endif
+
 /* The caller's message buffer: NULL, capacity 0, 1, small (cut, NUL-terminated). */
 static void test_message_buffer(void) {
   float f = 1.0f;
@@ -607,6 +746,10 @@ int main(void) {
   test_split();
   test_split_sizes();
   test_types();
+  test_targets_and_route_errors();
+#if ROUTE_PLAN_IMPLEMENTED
+  test_route_values();
+#endif
   test_message_buffer();
   if (failures != 0) {
     fprintf(stderr, "c_api_test: %d of %d checks failed\n", failures, checks);

@@ -54,10 +54,12 @@ bool IsCastable(DataType type) noexcept;
 // "UNDEFINED" for 0 and "INVALID" for an unknown code. Never null.
 const char* DataTypeName(DataType type) noexcept;
 
-// Parses a type name. Accepts the ONNX name in any case ("FLOAT8E4M3FN",
+// Parses a type name. Accepts, in any case, the ONNX name ("FLOAT8E4M3FN",
 // "float8e4m3fn"), the ONNX type string "tensor(float8e4m3fn)", the numeric code
-// ("17"), and the numpy spellings float16/float32/float64/bool_. Leading and
-// trailing ASCII spaces are ignored. kUndefined/"0" is rejected.
+// ("17"), the numpy / ml_dtypes dtype name ("float32", "float64", "bool",
+// "float8_e4m3fn", "float4_e2m1fn", "float8_e8m0fnu", "object" for STRING, ...) and the
+// spellings "half", "bool_" and "str". Leading and trailing ASCII spaces and tabs are
+// ignored. kUndefined/"0" is rejected.
 Status ParseDataType(std::string_view text, DataType* out);
 
 // Bits per element: 1..128 for numeric types and bool (8), 4 for INT4/UINT4/FLOAT4E2M1,

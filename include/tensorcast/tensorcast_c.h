@@ -33,7 +33,8 @@
  *   err->message_length is the full length of the message, so a cut can be detected.
  * - Never throws, aborts or prints. Out of memory inside the library is TC_INTERNAL.
  *   Argument errors are detected before anything is written.
- * - Reentrant and thread-safe: no global state; callers own every buffer.
+ * - Reentrant and thread-safe: no mutable global state (the list of compiled targets is
+ *   built once, on first use); callers own every buffer.
  * - Text arguments are (pointer, length) pairs; a length of TC_NUL_TERMINATED means
  *   the text is NUL-terminated.
  *
@@ -281,6 +282,50 @@ TC_API const char* tc_status_name(int status);
 
 /* The Highway target the bulk kernels dispatch to on this CPU ("AVX3", "NEON", ...). */
 TC_API const char* tc_active_target(void);
+
+/* ---- Targets and routes ----------------------------------------------------- */
+
+/* How tc_cast serves a pair of element types (tensorcast::Route; the plan is decided
+ * once per target). */
+typedef enum tc_route {
+  TC_ROUTE_KERNEL = 0, /* one SIMD kernel of the pair */
+  TC_ROUTE_TABLE = 1,  /* table lookup: the result of each of the <= 256 source codes */
+  TC_ROUTE_HUB = 2,    /* two steps through a cache-resident block: decoder, then encoder */
+  TC_ROUTE_COPY = 3,   /* a byte copy (same type; INT4 <-> UINT4, INT2 <-> UINT2) */
+  TC_ROUTE_STRINGS = 4 /* the exact scalar string codec (STRING on either side) */
+} tc_route;
+
+/* The route of one pair (tensorcast::RouteInfo). The texts are cut to fit their arrays
+ * and always NUL-terminated. */
+typedef struct tc_route_info {
+  int route;              /* a tc_route: the route of large counts */
+  int small_route;        /* a tc_route: the route of counts below small_below */
+  size_t small_below;     /* 0: every count takes `route` */
+  char detail[160];       /* the kernel, or the kernels, that `route` runs */
+  char small_detail[160]; /* the same for small_route */
+} tc_route_info;
+
+/* The number of Highway targets compiled into the library that this CPU can run: >= 1
+ * (0 only when the library runs out of memory listing them). */
+TC_API size_t tc_compiled_target_count(void);
+
+/* Their names, best first ("AVX3_DL", "AVX3", "AVX2", ..., "SCALAR"), static storage;
+ * tc_active_target() is one of them. NULL when index >= tc_compiled_target_count(). */
+TC_API const char* tc_compiled_target_name(size_t index);
+
+/* "kernel", "table", "hub", "copy", "strings"; "invalid" for a value outside 0..4. Never
+ * NULL. */
+TC_API const char* tc_route_name(int route);
+
+/* Describes the route that tc_cast takes from src_type to dst_type on `target`: a name
+ * as tc_compiled_target_name() gives it (exact spelling), `target_length` bytes or
+ * TC_NUL_TERMINATED; NULL or "" is the active target. Writes *out only on success.
+ * tc_route_info.detail names kernels for people to read; its wording may change.
+ * Errors: TC_INVALID_ARGUMENT (NULL out, unknown type code, NULL target with a length
+ * other than 0 or TC_NUL_TERMINATED, a target that is not compiled in or that this CPU
+ * cannot run), TC_UNSUPPORTED (complex types). */
+TC_API int tc_describe_route(int32_t src_type, int32_t dst_type, const char* target,
+                             size_t target_length, tc_route_info* out, tc_error* err);
 
 #ifdef __cplusplus
 } /* extern "C" */

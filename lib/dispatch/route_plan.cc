@@ -42,6 +42,7 @@
 #include "lib/dispatch/table_kernels.h"
 #include "lib/dispatch/targets.h"
 #include "lib/tuning.h"
+#include "lib/type_facts.h"
 
 namespace tensorcast {
 namespace dispatch {
@@ -50,48 +51,6 @@ namespace {
 constexpr size_t kCodes = static_cast<size_t>(kMaxDataTypeCode) + 1;
 
 using Decoder = void (*)(const void* src, void* dst, size_t count);
-
-bool IsInteger(DataType t) {
-  switch (t) {
-    case DataType::kInt8:
-    case DataType::kUint8:
-    case DataType::kInt16:
-    case DataType::kUint16:
-    case DataType::kInt32:
-    case DataType::kUint32:
-    case DataType::kInt64:
-    case DataType::kUint64:
-    case DataType::kInt4:
-    case DataType::kUint4:
-    case DataType::kInt2:
-    case DataType::kUint2: return true;
-    default: return false;
-  }
-}
-
-bool IsSignedInteger(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kInt16 || t == DataType::kInt32 ||
-         t == DataType::kInt64 || t == DataType::kInt4 || t == DataType::kInt2;
-}
-
-// Float formats with at most 22 significant bits: a float32 rounded to odd is an exact
-// stand-in for a wider source when rounding into them.
-bool IsSmallFloat(DataType t) {
-  switch (t) {
-    case DataType::kFloat16:
-    case DataType::kBfloat16:
-    case DataType::kFloat8E4M3FN:
-    case DataType::kFloat8E4M3FNUZ:
-    case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ:
-    case DataType::kFloat8E8M0:
-    case DataType::kFloat4E2M1: return true;
-    default: return false;
-  }
-}
-
-// Types of at most 8 bits (at most 256 codes).
-bool IsSmallCode(DataType t) { return t != DataType::kString && BitWidth(t) <= 8; }
 
 bool IsNumeric(DataType t) { return IsCastable(t) && t != DataType::kString; }
 
@@ -276,9 +235,7 @@ bool PlanHub(DataType src, DataType dst, Entry* e) {
   e->mid = DataType::kFloat;
   e->encode = FindKernelRow(DataType::kFloat, dst);
   if (e->encode == nullptr) return false;
-  const bool exact_in_f32 = src != DataType::kDouble && src != DataType::kFloat &&
-                            !(IsInteger(src) && BitWidth(src) >= 32);
-  if (exact_in_f32) {
+  if (IsExactInFloat32(src)) {
     e->decode = FindKernelRow(src, DataType::kFloat);
   } else if (IsSmallFloat(dst)) {
     e->odd_decode = RoundToOddDecoder(src);

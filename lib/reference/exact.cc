@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "lib/type_facts.h"
+
 namespace tensorcast {
 namespace reference {
 namespace {
@@ -30,9 +32,20 @@ bool IsIeee(DataType type) {
          type == DataType::kBfloat16;
 }
 
-bool IsFnuz(DataType type) {
-  return type == DataType::kFloat8E4M3FNUZ || type == DataType::kFloat8E5M2FNUZ;
+bool IsFnuz(DataType type) { return Facts(type).nan_style == NanStyle::kFnuz; }
+
+// The formats above have the layouts of the type table.
+constexpr bool LayoutIs(const FloatFormat& f, DataType type) {
+  return f.mant_bits == Facts(type).mantissa_bits && f.exp_bits == Facts(type).exponent_bits &&
+         f.bias == Facts(type).exponent_bias;
 }
+static_assert(LayoutIs(kF64, DataType::kDouble) && LayoutIs(kF32, DataType::kFloat) &&
+              LayoutIs(kF16, DataType::kFloat16) && LayoutIs(kBF16, DataType::kBfloat16) &&
+              LayoutIs(kE4M3FN, DataType::kFloat8E4M3FN) &&
+              LayoutIs(kE4M3FNUZ, DataType::kFloat8E4M3FNUZ) &&
+              LayoutIs(kE5M2, DataType::kFloat8E5M2) &&
+              LayoutIs(kE5M2FNUZ, DataType::kFloat8E5M2FNUZ) &&
+              LayoutIs(kF4E2M1, DataType::kFloat4E2M1));
 
 Exact NaN(bool neg, uint64_t payload) {
   Exact x;

@@ -8,6 +8,7 @@
 
 #include "lib/reference/exact.h"
 #include "lib/reference/string_codec.h"
+#include "lib/type_facts.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "tensorcast stores elements little-endian and supports little-endian hosts only"
@@ -20,21 +21,11 @@ namespace {
 enum class Kind { kFloat, kSigned, kUnsigned, kBool, kString };
 
 Kind KindOf(DataType t) {
-  switch (t) {
-    case DataType::kInt8:
-    case DataType::kInt16:
-    case DataType::kInt32:
-    case DataType::kInt64:
-    case DataType::kInt4:
-    case DataType::kInt2: return Kind::kSigned;
-    case DataType::kUint8:
-    case DataType::kUint16:
-    case DataType::kUint32:
-    case DataType::kUint64:
-    case DataType::kUint4:
-    case DataType::kUint2: return Kind::kUnsigned;
-    case DataType::kBool: return Kind::kBool;
-    case DataType::kString: return Kind::kString;
+  switch (Facts(t).kind) {
+    case TypeKind::kSignedInt: return Kind::kSigned;
+    case TypeKind::kUnsignedInt: return Kind::kUnsigned;
+    case TypeKind::kBool: return Kind::kBool;
+    case TypeKind::kString: return Kind::kString;
     default: return Kind::kFloat;
   }
 }
