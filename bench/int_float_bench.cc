@@ -1,9 +1,9 @@
-// int <-> float throughput (intfloat family): INT8/INT32/INT64/UINT64 -> FLOAT/DOUBLE and
+// int <-> float throughput (int_float family): INT8/INT32/INT64/UINT64 -> FLOAT/DOUBLE and
 // back, FLOAT -> FLOAT16 for scale, at a 16 KiB (L1) and a 64 MiB (memory) source, next to
 // memcpy of the same bytes (read + written: memcpy of (source + target bytes) / 2).
 // Each benchmark is repeated and reports the minimum (the machine is shared):
 //
-//   build-*/bench/intfloat_bench --benchmark_repetitions=5
+//   build-*/bench/int_float_bench --benchmark_repetitions=5
 //   (time / elements = ns per element; memcpy/N is the row to compare with)
 #include <benchmark/benchmark.h>
 
