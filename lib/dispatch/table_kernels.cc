@@ -11,11 +11,11 @@
 namespace tensorcast {
 namespace dispatch {
 
-HWY_EXPORT(LutCast);
+HWY_EXPORT(TableLookupCast);
 
 void TableLookup(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
                  const void* src, void* dst, size_t count) {
-  HWY_DYNAMIC_DISPATCH(LutCast)(table, src_bits, dst_bits, sign_extend, src, dst, count);
+  HWY_DYNAMIC_DISPATCH(TableLookupCast)(table, src_bits, dst_bits, sign_extend, src, dst, count);
 }
 
 }  // namespace dispatch

@@ -18,7 +18,7 @@
 //     PromoteTo of each half; for 8-bit sources on AVX3_DL only (TablePlanes,
 //     capabilities-inl.h; the figures are in bench/results/tuning.md).
 //   SCALAR: an element loop.
-// Outputs of kLutStreamBytes and more are written with non-temporal stores.
+// Outputs of kTableStreamBytes and more are written with non-temporal stores.
 #if defined(TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
 #undef TENSORCAST_LIB_KERNELS_TABLE_LOOKUP_INL_H_
@@ -41,13 +41,13 @@ namespace tensorcast {
 namespace HWY_NAMESPACE {
 
 // Outputs of at least this many bytes are written with non-temporal stores (as CastLoop).
-constexpr size_t kLutStreamBytes = tuning::kTableStreamBytes;
+using tuning::kTableStreamBytes;
 
 #if HWY_TARGET == HWY_SCALAR
 
 template <int kIn, int kOut, bool kSigned>
-void LutLoopScalar(const uint8_t* HWY_RESTRICT table, const uint8_t* HWY_RESTRICT in,
-                   uint8_t* HWY_RESTRICT out, size_t count) {
+void TableLoopScalar(const uint8_t* HWY_RESTRICT table, const uint8_t* HWY_RESTRICT in,
+                     uint8_t* HWY_RESTRICT out, size_t count) {
   constexpr unsigned kInMask = (1u << kIn) - 1;
   constexpr unsigned kOutMask = (1u << (kOut < 8 ? kOut : 8)) - 1;
   for (size_t i = 0; i < count; ++i) {
@@ -285,8 +285,8 @@ HWY_INLINE hn::Vec<DU8> UnpackCodes(const uint8_t* HWY_RESTRICT in) {
 // number of u8 vectors (stored with StoreOut<kStream>: aligned when streaming). kOut 16,
 // 32, 64: `lookup` is a LookupPlanes, which stores kOut / 8 vectors per vector of codes.
 template <int kIn, int kOut, bool kStream, class Lookup>
-HWY_INLINE void LutChunk(const Lookup& lookup, const uint8_t* HWY_RESTRICT in,
-                         uint8_t* HWY_RESTRICT out) {
+HWY_INLINE void TableChunk(const Lookup& lookup, const uint8_t* HWY_RESTRICT in,
+                           uint8_t* HWY_RESTRICT out) {
   const DU8 du8;
   const size_t n8 = hn::Lanes(du8);
   const auto codes = [&](size_t j) HWY_ATTR {  // codes of vector j of the chunk
@@ -323,18 +323,18 @@ HWY_INLINE void LutChunk(const Lookup& lookup, const uint8_t* HWY_RESTRICT in,
   }
 }
 
-// LutChunk over `count` elements (SubbyteLoop: tails through zero-filled stack buffers),
-// with streaming stores from kLutStreamBytes of output on (after a head of regular
+// TableChunk over `count` elements (SubbyteLoop: tails through zero-filled stack buffers),
+// with streaming stores from kTableStreamBytes of output on (after a head of regular
 // chunks up to the first vector-aligned output byte, as DecodeLoop).
 template <int kIn, int kOut, class Lookup>
-HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t count) {
+HWY_INLINE void TableLoop(const Lookup& lookup, const void* src, void* dst, size_t count) {
   const size_t n8 = hn::Lanes(DU8());
   constexpr int kMin = kIn < kOut ? kIn : kOut;
   const size_t chunk = n8 * 8 / kMin;
   const auto regular = [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
-    LutChunk<kIn, kOut, false>(lookup, in, out);
+    TableChunk<kIn, kOut, false>(lookup, in, out);
   };
-  if (count * kOut / 8 >= tuning::StreamBytes(kLutStreamBytes)) {
+  if (count * kOut / 8 >= tuning::StreamBytes(kTableStreamBytes)) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(dst) % n8;
     const size_t head_bytes = misaligned == 0 ? 0 : n8 - misaligned;
     const size_t head = head_bytes * 8 / kOut;
@@ -343,7 +343,7 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
       SubbyteLoop<kIn, kOut>(static_cast<const uint8_t*>(src) + head * kIn / 8,
                              static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
                              [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
-                               LutChunk<kIn, kOut, true>(lookup, in, out);
+                               TableChunk<kIn, kOut, true>(lookup, in, out);
                              });
       hwy::FlushStream();
       return;
@@ -353,21 +353,21 @@ HWY_INLINE void LutLoop(const Lookup& lookup, const void* src, void* dst, size_t
 }
 
 template <int kIn, int kOut, bool kSigned>
-HWY_NOINLINE void LutLoopVector(const uint8_t* HWY_RESTRICT table, const void* src, void* dst,
-                                size_t count) {
+HWY_NOINLINE void TableLoopVector(const uint8_t* HWY_RESTRICT table, const void* src, void* dst,
+                                  size_t count) {
   if constexpr (kOut >= 16) {
     using Lookup = std::conditional_t<kIn == 8, Lookup256, Lookup16>;
-    LutLoop<kIn, kOut>(LookupPlanes<Lookup, kOut / 8, kSigned>(table), src, dst, count);
+    TableLoop<kIn, kOut>(LookupPlanes<Lookup, kOut / 8, kSigned>(table), src, dst, count);
   } else if constexpr (kIn == 8) {
     bool zero_or_not = true;
     for (size_t c = 2; c < 256; ++c) zero_or_not = zero_or_not && table[c] == table[1];
     if (zero_or_not) {
-      LutLoop<kIn, kOut>(LookupZero(table), src, dst, count);
+      TableLoop<kIn, kOut>(LookupZero(table), src, dst, count);
     } else {
-      LutLoop<kIn, kOut>(Lookup256(table), src, dst, count);
+      TableLoop<kIn, kOut>(Lookup256(table), src, dst, count);
     }
   } else {
-    LutLoop<kIn, kOut>(Lookup16(table), src, dst, count);
+    TableLoop<kIn, kOut>(Lookup16(table), src, dst, count);
   }
   // Padding bits of a partial last byte: the tail converted zero codes, whose table
   // entry need not be 0.
@@ -383,12 +383,12 @@ HWY_NOINLINE void LutLoopVector(const uint8_t* HWY_RESTRICT table, const void* s
 #endif  // HWY_TARGET == HWY_SCALAR
 
 template <int kIn, int kOut, bool kSigned = false>
-void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
+void TableRun(const uint8_t* table, const void* src, void* dst, size_t count) {
 #if HWY_TARGET == HWY_SCALAR
-  LutLoopScalar<kIn, kOut, kSigned>(table, static_cast<const uint8_t*>(src),
-                                    static_cast<uint8_t*>(dst), count);
+  TableLoopScalar<kIn, kOut, kSigned>(table, static_cast<const uint8_t*>(src),
+                                      static_cast<uint8_t*>(dst), count);
 #else
-  LutLoopVector<kIn, kOut, kSigned>(table, src, dst, count);
+  TableLoopVector<kIn, kOut, kSigned>(table, src, dst, count);
 #endif
 }
 
@@ -398,43 +398,39 @@ void LutRun(const uint8_t* table, const void* src, void* dst, size_t count) {
 // their high bytes at table[256 + c], sign- (sign_extend) or zero-extended to dst_bits.
 // Each 256-byte table: all entries for 8-bit sources, the first 16 for 4- and 2-bit
 // ones (entries past 2^src_bits unused). Targets of 16 bits and more only where
-// LutPlanes(src_bits).
-void LutCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend, const void* src,
-             void* dst, size_t count) {
+// TablePlanes(src_bits) (capabilities-inl.h).
+void TableLookupCast(const uint8_t* table, int src_bits, int dst_bits, bool sign_extend,
+                     const void* src, void* dst, size_t count) {
   switch (src_bits * 256 + dst_bits * 2 + (dst_bits > 16 && sign_extend ? 1 : 0)) {
-#define TENSORCAST_LUT_BYTE_CASES(kIn)                                   \
-  case kIn * 256 + 8 * 2: return LutRun<kIn, 8>(table, src, dst, count); \
-  case kIn * 256 + 4 * 2: return LutRun<kIn, 4>(table, src, dst, count); \
-  case kIn * 256 + 2 * 2:                                                \
-    return LutRun<kIn, 2>(table, src, dst, count);
-#define TENSORCAST_LUT_WIDE_CASES(kIn)                                               \
-  case kIn * 256 + 64 * 2 + 1: return LutRun<kIn, 64, true>(table, src, dst, count); \
-  case kIn * 256 + 64 * 2: return LutRun<kIn, 64>(table, src, dst, count);           \
-  case kIn * 256 + 32 * 2 + 1: return LutRun<kIn, 32, true>(table, src, dst, count); \
-  case kIn * 256 + 32 * 2: return LutRun<kIn, 32>(table, src, dst, count);           \
-  case kIn * 256 + 16 * 2: return LutRun<kIn, 16>(table, src, dst, count);
-    TENSORCAST_LUT_BYTE_CASES(8)
-    TENSORCAST_LUT_BYTE_CASES(4)
-    TENSORCAST_LUT_BYTE_CASES(2)
-    // Wide targets: where LutPlanes says so.
+#define TENSORCAST_TABLE_BYTE_CASES(kIn)                                   \
+  case kIn * 256 + 8 * 2: return TableRun<kIn, 8>(table, src, dst, count); \
+  case kIn * 256 + 4 * 2: return TableRun<kIn, 4>(table, src, dst, count); \
+  case kIn * 256 + 2 * 2:                                                  \
+    return TableRun<kIn, 2>(table, src, dst, count);
+#define TENSORCAST_TABLE_WIDE_CASES(kIn)                                               \
+  case kIn * 256 + 64 * 2 + 1: return TableRun<kIn, 64, true>(table, src, dst, count); \
+  case kIn * 256 + 64 * 2: return TableRun<kIn, 64>(table, src, dst, count);           \
+  case kIn * 256 + 32 * 2 + 1: return TableRun<kIn, 32, true>(table, src, dst, count); \
+  case kIn * 256 + 32 * 2: return TableRun<kIn, 32>(table, src, dst, count);           \
+  case kIn * 256 + 16 * 2: return TableRun<kIn, 16>(table, src, dst, count);
+    TENSORCAST_TABLE_BYTE_CASES(8)
+    TENSORCAST_TABLE_BYTE_CASES(4)
+    TENSORCAST_TABLE_BYTE_CASES(2)
+    // Wide targets: where TablePlanes says so.
 #if HWY_TARGET == HWY_SCALAR
-    TENSORCAST_LUT_WIDE_CASES(8)
+    TENSORCAST_TABLE_WIDE_CASES(8)
 #else
-    TENSORCAST_LUT_WIDE_CASES(4)
-    TENSORCAST_LUT_WIDE_CASES(2)
+    TENSORCAST_TABLE_WIDE_CASES(4)
+    TENSORCAST_TABLE_WIDE_CASES(2)
 #if HWY_TARGET == HWY_AVX3_DL
-    TENSORCAST_LUT_WIDE_CASES(8)
+    TENSORCAST_TABLE_WIDE_CASES(8)
 #endif
 #endif
-#undef TENSORCAST_LUT_BYTE_CASES
-#undef TENSORCAST_LUT_WIDE_CASES
+#undef TENSORCAST_TABLE_BYTE_CASES
+#undef TENSORCAST_TABLE_WIDE_CASES
     default: return;
   }
 }
-
-// Whether LutCast takes targets of 16 bits and more from src_bits-wide sources on this
-// target (capabilities-inl.h).
-bool LutPlanes(int src_bits) { return TablePlanes(src_bits); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tensorcast
