@@ -1,10 +1,11 @@
-// Split (include/tensorcast/split.h): the ONNX spec examples (onnx-reference-semantics.md
-// §11 and §12 test_split_*), property tests against an element-by-element model
-// (concatenating the outputs gives the input back) over random shapes of rank 1..6,
-// random axes and sizes with zeros, every element type incl. packed 4-/2-bit types with
-// mid-byte boundaries and strings, guard bytes around every output; every validation
-// error of semantics.md §4 with its message; the opset helper (SplitSizes) incl. every
-// row of the §11.2 table. Kernel tests run on every compiled Highway target.
+// Split (include/tensorcast/split.h): the ONNX conformance examples (test_split_*),
+// property tests against an element-by-element model (concatenating the outputs gives
+// the input back) over random shapes of rank 1..6, random axes and sizes with zeros,
+// every element type incl. packed 4-/2-bit types with mid-byte boundaries and strings,
+// every numeric output in a test::GuardedBuffer; every validation error with its message
+// (an invalid call returns an error and writes nothing); the opset helper (SplitSizes)
+// incl. the reference's ceil rule for num_outputs. The property tests run on every
+// compiled Highway target (test/target_loop.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,34 +16,24 @@
 #include <string>
 #include <vector>
 
-#include "hwy/targets.h"
 #include "lib/split_check.h"
 #include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
+#include "test/target_loop.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
 
 using DT = DataType;
-using Bytes = std::vector<uint8_t>;
+using test::Bytes;
+using test::GuardedBuffer;
+using test::TargetLoop;
 
-constexpr uint8_t kGuard = 0xA5;
-constexpr size_t kGuardBytes = 16;
+// The last element of every string output: a sentinel that Split must not overwrite.
+constexpr const char* kStringGuard = "guard";
 
 // ------------------------------------------------------------ helpers
-
-// Runs `body` once per Highway target that is compiled and supported here.
-template <class Body>
-void ForEachTarget(const Body& body) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    // The library dispatches to the forced target (same HWY_TARGETS in both).
-    EXPECT_STREQ(ActiveTargetName(), hwy::TargetName(target));
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
 
 size_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   size_t p = 1;
@@ -86,13 +77,12 @@ Tensor RandomTensor(DT type, size_t count, std::mt19937_64& rng) {
   return t;
 }
 
-// The model: element (o, j, k) of output i is element (o, offset_i + j, k) of the input.
-// Checks outputs against it, the zero padding of packed outputs, and the guards.
+// The outputs of one Split call. Numeric outputs are test::GuardedBuffers; string outputs
+// end in a kStringGuard sentinel element.
 struct OutputBuffers {
   DT type;
   std::vector<size_t> counts;
-  std::vector<Bytes> raw;                         // >= kGuardBytes, data, kGuardBytes
-  std::vector<size_t> start;                      // offset of the data in raw[i]
+  std::vector<GuardedBuffer> raw;                 // numeric outputs
   std::vector<std::vector<std::string>> strings;  // count + 1 sentinel
   std::vector<void*> ptrs;
 
@@ -102,27 +92,29 @@ struct OutputBuffers {
                 size_t misalign_mod = 16)
       : type(t), counts(c) {
     const size_t n = counts.size();
-    raw.resize(n);
-    start.resize(n);
+    raw.reserve(n);
     strings.resize(n);
     ptrs.resize(n);
     for (size_t i = 0; i < n; ++i) {
       if (type == DT::kString) {
         strings[i].assign(counts[i] + 1, std::string("stale value that must be replaced"));
-        strings[i].back() = "guard";
+        strings[i].back() = kStringGuard;
         ptrs[i] = strings[i].data();
+        raw.emplace_back(0);
       } else {
-        raw[i].assign(2 * kGuardBytes + 64 + misalign_mod + StorageBytes(type, counts[i]), kGuard);
-        const uintptr_t base = reinterpret_cast<uintptr_t>(raw[i].data()) + kGuardBytes;
-        start[i] = kGuardBytes + (64 - base % 64) % 64 + rng() % misalign_mod;
-        ptrs[i] = raw[i].data() + start[i];
+        raw.push_back(
+            GuardedBuffer::AtAddress(StorageBytes(type, counts[i]), 64, rng() % misalign_mod));
+        ptrs[i] = raw[i].data();
       }
       if (null_empty && counts[i] == 0) ptrs[i] = nullptr;
     }
   }
 
-  const uint8_t* Data(size_t i) const { return raw[i].data() + start[i]; }
+  const uint8_t* Data(size_t i) const { return raw[i].data(); }
 };
+
+// The model: element (o, j, k) of output i is element (o, offset_i + j, k) of the input.
+// Checks the outputs against it, the zero padding of packed outputs, and the guards.
 
 ::testing::AssertionResult CheckSplit(const Tensor& in, const std::vector<int64_t>& shape,
                                       size_t axis, const std::vector<int64_t>& sizes,
@@ -148,24 +140,14 @@ struct OutputBuffers {
           }
         }
       }
-      if (out.strings[i].back() != "guard") {
+      if (out.strings[i].back() != kStringGuard) {
         return ::testing::AssertionFailure() << "output " << i << ": string guard overwritten";
       }
     } else {
-      const Bytes& raw = out.raw[i];
       const size_t data_bytes = StorageBytes(in.type, count);
-      for (size_t g = 0; g < out.start[i]; ++g) {
-        if (raw[g] != kGuard) {
-          return ::testing::AssertionFailure() << "output " << i << ": guard before overwritten";
-        }
-      }
-      for (size_t g = out.start[i] + data_bytes; g < raw.size(); ++g) {
-        if (raw[g] != kGuard) {
-          return ::testing::AssertionFailure()
-                 << "output " << i << ": guard byte " << g - out.start[i] - data_bytes << " after "
-                 << data_bytes << " bytes overwritten";
-        }
-      }
+      const ::testing::AssertionResult guards = out.raw[i].GuardsIntact();
+      if (!guards)
+        return ::testing::AssertionFailure() << "output " << i << ": " << guards.message();
       const uint8_t* got = out.Data(i);
       for (size_t o = 0; o < outer; ++o) {
         const size_t src0 = (o * d + offset) * inner, dst0 = o * s * inner;
@@ -372,8 +354,8 @@ TEST(SplitSpec, ConformanceExamples) {
   }
 }
 
-// ref §11.2: `split` attribute on [2, 6] along axis 1 (the operator doc's example) with a
-// negative axis, and axis 0 of a 3-D tensor.
+// ref: the reference's Split: `split` attribute on [2, 6] along axis 1 (the operator doc's example)
+// with a negative axis, and axis 0 of a 3-D tensor.
 TEST(SplitSpec, NegativeAxisAndRank3) {
   const std::vector<float> input = Iota(12);
   const int64_t shape[2] = {2, 6};
@@ -394,8 +376,8 @@ TEST(SplitSpec, NegativeAxisAndRank3) {
   EXPECT_EQ(z, (std::vector<float>{5, 6, 7, 8, 9, 10, 11, 12, 17, 18, 19, 20, 21, 22, 23, 24}));
 }
 
-// ref §2.2 packing: INT4 [5, 5] (-8..7 wrapping, the Cast conformance input) split along
-// axis 1 into 2 + 3: rows of 5 nibbles start mid-byte in the source.
+// ref: ONNX packing of 4-/2-bit types packing: INT4 [5, 5] (-8..7 wrapping, the Cast conformance
+// input) split along axis 1 into 2 + 3: rows of 5 nibbles start mid-byte in the source.
 TEST(SplitSpec, Int4PackedIndependently) {
   // Elements e = 0..24 with values (e & 15): bytes 0x10, 0x32, ...
   Bytes in(13);
@@ -429,7 +411,8 @@ TEST(SplitSpec, StringsAreCopied) {
 // Random shapes of rank 1..6 (dims 0..6, some larger), random axes (negative too),
 // random sizes with zeros, every type; outputs misaligned, guarded, empty ones null.
 TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
-  ForEachTarget([] {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0x5B11Full);
     for (DT type : AllTypes()) {
       SCOPED_TRACE(DataTypeName(type));
@@ -463,7 +446,8 @@ TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
 // Every block length 1..200 bytes (the fixed-size, small and memcpy paths) and every
 // split point of a packed row: [37, W] along the last axis, and along axis 0.
 TEST(SplitProperty, EveryBlockLengthEveryTarget) {
-  ForEachTarget([] {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0xB10Cull);
     for (DT type : {DT::kUint8, DT::kFloat16, DT::kFloat, DT::kComplex128}) {
       SCOPED_TRACE(DataTypeName(type));
@@ -501,9 +485,10 @@ TEST(SplitProperty, EveryBlockLengthEveryTarget) {
 // deinterleave path when aligned, the block loops otherwise), streamed or not.
 TEST(SplitProperty, EqualSplitsOfShortRows) {
   std::mt19937_64 rng(0xDE1Aull);
+  TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {  // 0: default, 1: stream everything
     const size_t old = tuning::SetStreamBytesForTest(threshold);
-    ForEachTarget([&] {
+    loop.Run([&] {
       for (DT type : {DT::kUint8, DT::kFloat16, DT::kFloat, DT::kDouble, DT::kComplex64}) {
         for (int64_t parts = 2; parts <= 4; ++parts) {
           for (int64_t per : {int64_t{1}, int64_t{2}}) {
@@ -532,9 +517,10 @@ TEST(SplitProperty, EqualSplitsOfShortRows) {
 // streamed or not.
 TEST(SplitProperty, RowByRowBlocks) {
   std::mt19937_64 rng(0x20Bull);
+  TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {
     const size_t old = tuning::SetStreamBytesForTest(threshold);
-    ForEachTarget([&] {
+    loop.Run([&] {
       for (int64_t k : {64, 72, 100, 128, 200, 257}) {
         const std::vector<int64_t> shape = {2, 9, 4 * k};
         const Tensor in = RandomTensor(DT::kFloat, Product(shape, 0, 3), rng);
@@ -555,7 +541,8 @@ TEST(SplitProperty, RowByRowBlocks) {
 
 // Long packed runs (the vector funnel-shift loop) with every source/destination bit phase.
 TEST(SplitProperty, LongPackedRunsEveryPhase) {
-  ForEachTarget([] {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0x1417ull);
     for (DT type : {DT::kInt4, DT::kInt2}) {
       for (int64_t first = 0; first < 9; ++first) {
@@ -584,7 +571,8 @@ TEST(SplitProperty, StreamingPath) {
   // Long rows (blocks streamed directly) and short rows (small blocks gathered in a
   // stage, then streamed as one run).
   const int64_t kRowBytes[] = {3000, 64, 36};
-  ForEachTarget([&] {
+  TargetLoop loop;
+  loop.Run([&] {
     for (DT type : {DT::kFloat, DT::kUint8, DT::kComplex128}) {
       for (int64_t row_bytes : kRowBytes) {
         const std::vector<int64_t> shape = {15000 / row_bytes, row_bytes / (BitWidth(type) / 8)};
@@ -752,7 +740,8 @@ struct SizesCase {
   std::vector<int64_t> want;
 };
 
-// ref §11.2 table: every row, through SplitSizesFromNumOutputs and Split-18 num_outputs.
+// ref: the reference's Split table: every row, through SplitSizesFromNumOutputs and Split-18
+// num_outputs.
 TEST(SplitSizesTest, NumOutputsCeilRuleTable) {
   const std::vector<SizesCase> rows = {
       {7, 3, {3, 3, 1}},    {8, 3, {3, 3, 2}},       {7, 4, {2, 2, 2, 1}},
