@@ -238,7 +238,7 @@ std::vector<float> Iota(size_t n) {
   return v;
 }
 
-TEST(SplitSpec, ConformanceExamples) {
+TEST(SplitSpec, OnnxConformanceExamplesGiveTheExpectedOutputs) {
   const std::vector<SpecCase> cases = {
       {"test_split_1d_uneven_split_opset18",
        18,
@@ -356,7 +356,7 @@ TEST(SplitSpec, ConformanceExamples) {
 
 // ref: the reference's Split: `split` attribute on [2, 6] along axis 1 (the operator doc's example)
 // with a negative axis, and axis 0 of a 3-D tensor.
-TEST(SplitSpec, NegativeAxisAndRank3) {
+TEST(SplitSpec, NegativeAxisAndRank3TensorGiveTheExpectedOutputs) {
   const std::vector<float> input = Iota(12);
   const int64_t shape[2] = {2, 6};
   const int64_t sizes[2] = {2, 4};
@@ -378,7 +378,7 @@ TEST(SplitSpec, NegativeAxisAndRank3) {
 
 // ref: ONNX packing of 4-/2-bit types packing: INT4 [5, 5] (-8..7 wrapping, the Cast conformance
 // input) split along axis 1 into 2 + 3: rows of 5 nibbles start mid-byte in the source.
-TEST(SplitSpec, Int4PackedIndependently) {
+TEST(SplitSpec, Int4OutputsArePackedIndependently) {
   // Elements e = 0..24 with values (e & 15): bytes 0x10, 0x32, ...
   Bytes in(13);
   for (size_t e = 0; e < 25; ++e) in[e / 2] |= static_cast<uint8_t>((e & 15) << (4 * (e % 2)));
@@ -410,7 +410,7 @@ TEST(SplitSpec, StringsAreCopied) {
 
 // Random shapes of rank 1..6 (dims 0..6, some larger), random axes (negative too),
 // random sizes with zeros, every type; outputs misaligned, guarded, empty ones null.
-TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
+TEST(SplitProperty, RandomShapesOfEveryTypeMatchTheModelOnEveryTarget) {
   TargetLoop loop;
   loop.Run([] {
     std::mt19937_64 rng(0x5B11Full);
@@ -445,7 +445,7 @@ TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
 
 // Every block length 1..200 bytes (the fixed-size, small and memcpy paths) and every
 // split point of a packed row: [37, W] along the last axis, and along axis 0.
-TEST(SplitProperty, EveryBlockLengthEveryTarget) {
+TEST(SplitProperty, EveryBlockLengthAndPackedCutMatchesTheModelOnEveryTarget) {
   TargetLoop loop;
   loop.Run([] {
     std::mt19937_64 rng(0xB10Cull);
@@ -483,7 +483,7 @@ TEST(SplitProperty, EveryBlockLengthEveryTarget) {
 
 // Equal splits of short rows into 2..4 blocks of 1, 2, 4 or 8 bytes (the lane
 // deinterleave path when aligned, the block loops otherwise), streamed or not.
-TEST(SplitProperty, EqualSplitsOfShortRows) {
+TEST(SplitProperty, EqualSplitsOfShortRowsMatchTheModelStreamedOrNotOnEveryTarget) {
   std::mt19937_64 rng(0xDE1Aull);
   TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {  // 0: default, 1: stream everything
@@ -515,7 +515,7 @@ TEST(SplitProperty, EqualSplitsOfShortRows) {
 // Blocks of >= 256 bytes, copied row by row: aligned outputs with blocks that are
 // multiples of 32 bytes (the head/tail-free loop), other lengths, misaligned outputs,
 // streamed or not.
-TEST(SplitProperty, RowByRowBlocks) {
+TEST(SplitProperty, RowByRowBlocksMatchTheModelStreamedOrNotOnEveryTarget) {
   std::mt19937_64 rng(0x20Bull);
   TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {
@@ -540,7 +540,7 @@ TEST(SplitProperty, RowByRowBlocks) {
 }
 
 // Long packed runs (the vector funnel-shift loop) with every source/destination bit phase.
-TEST(SplitProperty, LongPackedRunsEveryPhase) {
+TEST(SplitProperty, LongPackedRunsMatchTheModelAtEveryBitPhaseOnEveryTarget) {
   TargetLoop loop;
   loop.Run([] {
     std::mt19937_64 rng(0x1417ull);
@@ -565,7 +565,7 @@ TEST(SplitProperty, LongPackedRunsEveryPhase) {
 // The non-temporal store path (normally for sources >= 16 MiB), forced on through the
 // test hook: misaligned outputs, blocks that are not multiples of a vector, the
 // streamed and the normal block sizes mixed, every target.
-TEST(SplitProperty, StreamingPath) {
+TEST(SplitProperty, StreamedOutputsMatchTheModelOnEveryTarget) {
   const size_t old = tuning::SetStreamBytesForTest(1);
   std::mt19937_64 rng(0xB16ull);
   // Long rows (blocks streamed directly) and short rows (small blocks gathered in a
@@ -742,7 +742,7 @@ struct SizesCase {
 
 // ref: the reference's Split table: every row, through SplitSizesFromNumOutputs and Split-18
 // num_outputs.
-TEST(SplitSizesTest, NumOutputsCeilRuleTable) {
+TEST(SplitSizesTest, NumOutputsFollowsTheCeilRule) {
   const std::vector<SizesCase> rows = {
       {7, 3, {3, 3, 1}},    {8, 3, {3, 3, 2}},       {7, 4, {2, 2, 2, 1}},
       {6, 4, {2, 2, 2, 0}}, {5, 4, {2, 2, 1, 0}},    {2, 4, {1, 1, 0, 0}},
@@ -783,7 +783,7 @@ TEST(SplitSizesTest, NumOutputsErrors) {
   EXPECT_EQ(SplitSizesFromNumOutputs(5, 2, nullptr).code(), StatusCode::kInvalidArgument);
 }
 
-TEST(SplitSizesTest, Versions) {
+TEST(SplitSizesTest, VersionMapsOpsetsToSplitSchemas) {
   EXPECT_EQ(SplitVersion(0), 0);
   EXPECT_EQ(SplitVersion(-5), 0);
   EXPECT_EQ(SplitVersion(1), 1);
