@@ -526,8 +526,8 @@ class MismatchReport {
 
   void Finish() const {
     if (count_ == 0) return;
-    ADD_FAILURE() << src_.name << " -> " << dst_.name << " [" << context_ << "]: " << count_
-                  << " mismatches" << lines_;
+    ADD_FAILURE() << src_.name << " -> " << dst_.name << " [" << context_ << "] on "
+                  << ActiveTargetName() << ": " << count_ << " mismatches" << lines_;
   }
 
  private:
@@ -549,16 +549,18 @@ std::vector<uint64_t> RunCast(const TypeInfo& src, const std::vector<uint8_t>& s
   test::GuardedBuffer out(dst_bytes, 0, 0xFF);
   const Status status = Cast(src_bytes.data(), src.type, out.data(), dst.type, count, options);
   if (!status.ok()) {
-    ADD_FAILURE() << src.name << " -> " << dst.name << " [" << context << "]: Cast returned "
-                  << StatusCodeName(status.code()) << ": " << status.message();
+    ADD_FAILURE() << src.name << " -> " << dst.name << " [" << context << "] on "
+                  << ActiveTargetName() << ": Cast returned " << StatusCodeName(status.code())
+                  << ": " << status.message();
     return {};
   }
-  EXPECT_TRUE(out.GuardsIntact()) << src.name << " -> " << dst.name << " [" << context << "]";
+  EXPECT_TRUE(out.GuardsIntact()) << src.name << " -> " << dst.name << " [" << context << "] on "
+                                  << ActiveTargetName();
   const size_t used_bits = count * static_cast<size_t>(dst.bits);
   if (used_bits % 8 != 0) {
     const unsigned padding = out[dst_bytes - 1] >> (used_bits % 8);
-    EXPECT_EQ(padding, 0u) << src.name << " -> " << dst.name << " [" << context
-                           << "]: padding bits of the last byte are not zero";
+    EXPECT_EQ(padding, 0u) << src.name << " -> " << dst.name << " [" << context << "] on "
+                           << ActiveTargetName() << ": padding bits of the last byte are not zero";
   }
   return Unpack(dst, out.data(), count);
 }
@@ -895,7 +897,7 @@ TEST_P(ExhaustiveCast, EveryCodeWithEveryOptionMatchesTheOracle) {
           RunCast(src, Pack(src, odd_codes), dst, odd_codes.size(), options, odd_context);
       for (size_t i = 0; i < odd.size(); ++i) {
         EXPECT_EQ(odd[i], got[i]) << src.name << " -> " << dst.name << " [" << odd_context
-                                  << "] element " << i;
+                                  << "] on " << ActiveTargetName() << ": element " << i;
         if (odd[i] != got[i]) break;
       }
     }
@@ -997,9 +999,10 @@ void ExpectNonDecreasing(const TypeInfo& dst, const std::vector<uint32_t>& input
     const long double current = NumericValue(dst, out[i], &nan);
     if (nan || current < previous) {
       ++failures;
-      ADD_FAILURE() << "FLOAT -> " << dst.name << " [" << context << "] not monotonic: float32 "
-                    << Hex(inputs[i - 1], 32) << " -> " << Hex(out[i - 1], dst.bits)
-                    << " but float32 " << Hex(inputs[i], 32) << " -> " << Hex(out[i], dst.bits);
+      ADD_FAILURE() << "FLOAT -> " << dst.name << " [" << context << "] on " << ActiveTargetName()
+                    << ": not monotonic: float32 " << Hex(inputs[i - 1], 32) << " -> "
+                    << Hex(out[i - 1], dst.bits) << " but float32 " << Hex(inputs[i], 32) << " -> "
+                    << Hex(out[i], dst.bits);
     }
     previous = current;
   }

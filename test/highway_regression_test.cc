@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "tensorcast/tensorcast.h"
@@ -74,9 +75,12 @@ TEST(HighwayRegressionTest, Bf16DemoteRoundsToNearestEvenAndKeepsNaN) {
     ASSERT_TRUE(
         Cast(nans.data(), DataType::kFloat, out.data(), DataType::kBfloat16, nans.size()).ok());
     for (size_t i = 0; i < nans.size(); ++i) {
-      EXPECT_EQ(out[i] & 0x7F80, 0x7F80) << "NaN #" << i << " lost its exponent";
-      EXPECT_NE(out[i] & 0x007F, 0) << "NaN #" << i << " became an infinity";
-      EXPECT_EQ(out[i] >> 15, nans[i] >> 31) << "NaN #" << i << " lost its sign";
+      EXPECT_EQ(out[i] & 0x7F80, 0x7F80)
+          << "f32 -> bf16 on " << ActiveTargetName() << ": NaN #" << i << " lost its exponent";
+      EXPECT_NE(out[i] & 0x007F, 0)
+          << "f32 -> bf16 on " << ActiveTargetName() << ": NaN #" << i << " became an infinity";
+      EXPECT_EQ(out[i] >> 15, nans[i] >> 31)
+          << "f32 -> bf16 on " << ActiveTargetName() << ": NaN #" << i << " lost its sign";
     }
   });
 }
@@ -109,10 +113,11 @@ TEST(HighwayRegressionTest, F16DemoteIsIeeeOnTargetsWithoutF16C) {
     const std::vector<uint32_t> nan = {0x7FC00000u, 0xFFC00000u};
     std::vector<uint16_t> out(2);
     ASSERT_TRUE(Cast(nan.data(), DataType::kFloat, out.data(), DataType::kFloat16, 2).ok());
-    EXPECT_EQ(out[0] & 0x7C00, 0x7C00);
-    EXPECT_NE(out[0] & 0x03FF, 0);
-    EXPECT_EQ(out[1] & 0xFC00, 0xFC00);
-    EXPECT_NE(out[1] & 0x03FF, 0);
+    const std::string what = std::string("f32 -> f16 on ") + ActiveTargetName();
+    EXPECT_EQ(out[0] & 0x7C00, 0x7C00) << what << ": +NaN lost its exponent";
+    EXPECT_NE(out[0] & 0x03FF, 0) << what << ": +NaN became an infinity";
+    EXPECT_EQ(out[1] & 0xFC00, 0xFC00) << what << ": -NaN lost its exponent or sign";
+    EXPECT_NE(out[1] & 0x03FF, 0) << what << ": -NaN became an infinity";
   });
 }
 
