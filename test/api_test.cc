@@ -565,10 +565,10 @@ TEST(EveryPair, SmallCountsSucceedWithinStorageBytesAndKeepTheSource) {
             const CastOptions opt = Opt(sat, mode);
             Status s;
             if (to == DT::kString) {
-              std::vector<std::string> dst(count + 2, "guard");
+              std::vector<std::string> dst(count + 2, test::kStringGuard);
               s = Cast(src, from, dst.data(), to, count, opt);
-              EXPECT_EQ(dst[count], "guard") << label;
-              EXPECT_EQ(dst[count + 1], "guard") << label;
+              EXPECT_EQ(dst[count], test::kStringGuard) << label;
+              EXPECT_EQ(dst[count + 1], test::kStringGuard) << label;
             } else {
               const size_t n = StorageBytes(to, count);
               test::GuardedBuffer dst(n);

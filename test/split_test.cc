@@ -28,10 +28,8 @@ namespace {
 using DT = DataType;
 using test::Bytes;
 using test::GuardedBuffer;
+using test::kStringGuard;
 using test::TargetLoop;
-
-// The last element of every string output: a sentinel that Split must not overwrite.
-constexpr const char* kStringGuard = "guard";
 
 // ------------------------------------------------------------ helpers
 
@@ -78,7 +76,7 @@ Tensor RandomTensor(DT type, size_t count, std::mt19937_64& rng) {
 }
 
 // The outputs of one Split call. Numeric outputs are test::GuardedBuffers; string outputs
-// end in a kStringGuard sentinel element.
+// end in a test::kStringGuard sentinel element.
 struct OutputBuffers {
   DT type;
   std::vector<size_t> counts;

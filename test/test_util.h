@@ -81,6 +81,9 @@ Bytes Raw(const std::vector<T>& v) {
 // writes outside its output changes one of them, and GuardsIntact() says where.
 constexpr uint8_t kGuardByte = 0xA5;
 constexpr size_t kGuardBytes = 64;
+// STRING outputs (arrays of std::string) are followed by elements holding this sentinel,
+// which a call must leave unchanged.
+constexpr const char* kStringGuard = "guard";
 
 class GuardedBuffer {
  public:
