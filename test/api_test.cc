@@ -1,9 +1,11 @@
 // Public API contract: data type codes and names, sizes, opset checks, options, the
-// Status contract and every argument error of semantics.md §4 ("never a crash, never a
-// silent partial result"). Also a sweep of every castable pair x saturate x round_mode
-// x count 0..9 that checks the call succeeds and never writes past StorageBytes(dst).
-// Expected values come from include/tensorcast/*.h, semantics.md and
-// onnx-reference-semantics.md (ref §2.1 codes, §2.2 packing, §3.1 opsets).
+// Status contract and every argument error (never a crash, never a silent partial
+// result: an invalid call returns an error and writes nothing). Also a sweep of every
+// castable pair x saturate x round_mode x count 0..9 that checks the call succeeds and
+// never writes outside StorageBytes(dst). Expected values come from
+// include/tensorcast/*.h, docs/semantics.md and the ONNX specification (onnx.proto's
+// TensorProto.DataType codes, the packing of 4-/2-bit types, the Cast schema's opsets);
+// "ref: TOPIC" marks what the ONNX specification and reference implementation say.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
@@ -20,8 +23,7 @@ namespace {
 using DT = DataType;
 using Bytes = std::vector<uint8_t>;
 
-constexpr uint8_t kFill = 0xA5;
-constexpr size_t kGuardBytes = 16;
+constexpr uint8_t kFill = 0xA5;  // initial content of buffers that must stay unwritten
 
 CastOptions Opt(bool saturate, RoundMode mode) {
   CastOptions o;
@@ -30,7 +32,8 @@ CastOptions Opt(bool saturate, RoundMode mode) {
   return o;
 }
 
-// ref §2.1: every TensorProto.DataType code with its name and bit width (data_type.h).
+// ref: ONNX data type codes: every TensorProto.DataType code with its name and bit width
+// (data_type.h).
 struct TypeRow {
   DT type;
   int code;
@@ -159,8 +162,8 @@ TEST(DataTypes, ParseRejected) {
   }
 }
 
-// data_type.h: ceil(count * BitWidth / 8), count * sizeof(std::string) for STRING; ref
-// §2.2 packing (4-bit: ceil(N/2) bytes, 2-bit: ceil(N/4)).
+// data_type.h: ceil(count * BitWidth / 8), count * sizeof(std::string) for STRING; ONNX
+// packing (4-bit: ceil(N/2) bytes, 2-bit: ceil(N/4)).
 TEST(DataTypes, StorageBytes) {
   struct Row {
     DT type;
@@ -245,7 +248,7 @@ TEST(DataTypes, StorageBytesOverflowAndInvalid) {
 
 // cast.h: Cast 1/6: numeric + bool; 9: + STRING; 13: + BFLOAT16; 19: + four float8 types;
 // 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2. CastLike from 15
-// (ref §3.1). Checked for every opset 1..25 and every pair.
+// (ref: Cast schema opsets). Checked for every opset 1..25 and every pair.
 int SinceOpset(DT t) {
   switch (t) {
     case DT::kString: return 9;
@@ -280,7 +283,7 @@ TEST(Opset, EveryOpsetEveryPair) {
 }
 
 TEST(Opset, Rejections) {
-  // Spot checks named in cast.h / ref §3.1.
+  // Spot checks named in cast.h / ref: Cast schema opsets.
   EXPECT_TRUE(CheckCastOpset(1, DT::kFloat, DT::kInt8).ok());
   EXPECT_FALSE(CheckCastOpset(1, DT::kFloat, DT::kString).ok());
   EXPECT_TRUE(CheckCastOpset(9, DT::kString, DT::kFloat).ok());
@@ -358,10 +361,10 @@ TEST(StatusContract, Basics) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The call from the issue
+// A first call: saturation, NaN and -0 into FLOAT8E4M3FN
 // ---------------------------------------------------------------------------------------
 
-TEST(IssueExample, FloatToFloat8E4M3FN) {
+TEST(FirstExample, FloatToFloat8E4M3FNSaturatesAndKeepsNaNAndNegativeZero) {
   const float src[] = {1.0f, 448.0f, 1e6f, NAN, -0.0f};
   uint8_t dst[5] = {0, 0, 0, 0, 0};
   const size_t n = 5;
@@ -370,7 +373,8 @@ TEST(IssueExample, FloatToFloat8E4M3FN) {
                        n, tensorcast::CastOptions{true, tensorcast::RoundMode::kUp});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_TRUE(s.message().empty());
-  // ref §4.1/§4.5: 1.0 = 0x38, 448 = 0x7E, 1e6 saturates to 0x7E, NaN = 0x7F, -0 = 0x80.
+  // ref: float8 encodings, float8 special values: 1.0 = 0x38, 448 = 0x7E, 1e6 saturates to 0x7E,
+  // NaN = 0x7F, -0 = 0x80.
   const uint8_t want[] = {0x38, 0x7E, 0x7E, 0x7F, 0x80};
   for (size_t i = 0; i < n; ++i) EXPECT_EQ(dst[i], want[i]) << i;
 }
@@ -388,7 +392,7 @@ TEST(ReadmeExample, FloatToFloat8E4M3FN) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Argument errors (sem §4; cast.h: "returns an error (and writes nothing)")
+// Argument errors (sem: errors; cast.h: "returns an error (and writes nothing)")
 // ---------------------------------------------------------------------------------------
 
 struct ErrorCase {
@@ -530,7 +534,7 @@ Bytes SourceBytes(DT t, size_t count, uint64_t seed) {
 const char* const kNumberTexts[] = {"0",     "1.5", "-2",  "nan", "inf",  "1e3",
                                     "-0.25", "7",   " 3 ", "100", "-inf", "1e-50"};
 
-TEST(Sweep, AllPairsNeverWritePastStorageBytes) {
+TEST(EveryPair, SmallCountsSucceedWithinStorageBytesAndKeepTheSource) {
   const std::vector<DT> types = CastableTypes();
   const RoundMode modes[] = {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest};
   uint64_t seed = 1;
@@ -561,18 +565,17 @@ TEST(Sweep, AllPairsNeverWritePastStorageBytes) {
             const CastOptions opt = Opt(sat, mode);
             Status s;
             if (to == DT::kString) {
-              std::vector<std::string> dst(count + 2, "guard");
+              std::vector<std::string> dst(count + 2, test::kStringGuard);
               s = Cast(src, from, dst.data(), to, count, opt);
-              EXPECT_EQ(dst[count], "guard") << label;
-              EXPECT_EQ(dst[count + 1], "guard") << label;
+              EXPECT_EQ(dst[count], test::kStringGuard) << label;
+              EXPECT_EQ(dst[count + 1], test::kStringGuard) << label;
             } else {
               const size_t n = StorageBytes(to, count);
-              Bytes dst(n + kGuardBytes, kFill);
+              test::GuardedBuffer dst(n);
               s = Cast(src, from, dst.data(), to, count, opt);
-              for (size_t i = n; i < dst.size(); ++i) {
-                ASSERT_EQ(dst[i], kFill) << label << ": wrote byte " << i << " of " << n;
-              }
-              // Packed targets: the padding bits of the last byte are zero (ref §2.2).
+              ASSERT_TRUE(dst.GuardsIntact()) << label;
+              // Packed targets: the padding bits of the last byte are zero (ref: ONNX packing of
+              // 4-/2-bit types).
               const int bits = BitWidth(to);
               const size_t used_bits = (count * static_cast<size_t>(bits)) % 8;
               if (bits < 8 && used_bits != 0) {
@@ -589,7 +592,8 @@ TEST(Sweep, AllPairsNeverWritePastStorageBytes) {
   }
 }
 
-// Element i of a numeric buffer as raw bits (packed types: ref §2.2 bit positions).
+// Element i of a numeric buffer as raw bits (packed types: ref: ONNX packing of 4-/2-bit types bit
+// positions).
 uint64_t ElementBits(const Bytes& b, DT t, size_t i) {
   const size_t bits = static_cast<size_t>(BitWidth(t));
   if (bits < 8) {
@@ -600,9 +604,9 @@ uint64_t ElementBits(const Bytes& b, DT t, size_t i) {
   return v;
 }
 
-// sem §1 principle 1 / §2 principle 2: an element's result depends only on its value, so a
-// bulk call (which may take a vector path) equals element-by-element calls.
-TEST(Sweep, BulkMatchesElementwise) {
+// An element's result depends only on its value (docs/semantics.md), so a bulk call
+// (which may take a vector path) equals element-by-element calls.
+TEST(EveryPair, BulkCastEqualsElementByElementCasts) {
   constexpr size_t kCount = 131;
   const std::vector<DT> types = CastableTypes();
   uint64_t seed = 1000;
@@ -653,7 +657,7 @@ TEST(Sweep, BulkMatchesElementwise) {
 }
 
 // In place: the same pointer with the same type is allowed (cast.h) and is the identity.
-TEST(Sweep, InPlaceSameType) {
+TEST(EveryType, SameTypeCastInPlaceIsTheIdentity) {
   for (DT t : CastableTypes()) {
     for (size_t count : {size_t{1}, size_t{5}, size_t{9}}) {
       if (t == DT::kString) {

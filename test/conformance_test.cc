@@ -3,7 +3,7 @@
 //
 //   conformance_test <data folder>      (or env TENSORCAST_ONNX_NODE_TESTS)
 //
-// The data folder is shared/onnx-node-tests (see its README.md). In scope:
+// The data folder is given by CMake (TENSORCAST_ONNX_NODE_TESTS). In scope:
 //   <folder>/test_cast_*, <folder>/test_castlike_* (the `_expanded` twins included)
 //   <folder>/test_split_*                          (Split-13 and Split-18)
 //   <folder>/legacy-v1.18.0/*                      (the v1.18.0 STRING tests)
@@ -241,7 +241,7 @@ bool CopyTypedField(const Field& field, const char* field_name, size_t expected,
 }
 
 // Fills `tensor->bytes`/`strings` from the typed field that onnx.proto assigns to the
-// tensor's type (onnx-reference-semantics.md section 2.2).
+// tensor's type (onnx.proto: TensorProto's typed data fields).
 bool ReadTypedFields(const onnx::TensorProto& proto, Tensor* tensor, std::string* error) {
   const size_t n = tensor->count;
   const size_t packed_bytes = tensor->bytes.size();  // for 4- and 2-bit types

@@ -1,6 +1,6 @@
 // Exhaustive tests of Cast: every value of every source type of at most 16 bits, to every
 // non-string target type, with both `saturate` values and all three `round_mode`s, compared
-// bit for bit with an oracle written in this file from shared/semantics.md.
+// bit for bit with an oracle written in this file from tensorcast's rules (docs/semantics.md).
 //
 // The oracle is deliberately formulated differently from the library:
 // - a source code is decoded to its exact value as a double (ldexp of its fields; every value
@@ -11,7 +11,7 @@
 // - float8e8m0 compares the value with powers of two; integers use std::trunc.
 // Then two identities (T -> FLOAT -> T and T -> DOUBLE -> T) and the monotonicity of
 // FLOAT -> T over sorted float32 inputs. The oracle itself is checked against the tables of
-// shared/onnx-reference-semantics.md (ExhaustiveOracle.*).
+// the ONNX specification and the conformance data (ExhaustiveOracle.*).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
@@ -202,7 +203,8 @@ struct FloatFormat {
   uint32_t nan_pos, nan_neg;            // codes of a NaN source, by the NaN's sign
 };
 
-// Columns from onnx-reference-semantics.md 4.1/4.5/6.2/8.2 and semantics.md section 2.
+// Columns from the ONNX float8, float4e2m1 and bfloat16 specifications, with tensorcast's
+// NaN and overflow codes (docs/semantics.md).
 constexpr FloatFormat kFloatFormats[] = {
     {DataType::kFloat16, 5, 10, 15, Specials::kIeee, true, Overflow::kToInf,  //
      0x7C00, 0xFC00, 0x7E00, 0xFE00},
@@ -216,7 +218,8 @@ constexpr FloatFormat kFloatFormats[] = {
      0x7C, 0xFC, 0x7E, 0xFE},
     {DataType::kFloat8E5M2FNUZ, 5, 2, 16, Specials::kFnuz, false, Overflow::kBySaturate,  //
      0x80, 0x80, 0x80, 0x80},
-    // float4e2m1: NaN -> 0x8 when its sign bit is 0, 0x0 when it is 1 (semantics.md 2).
+    // float4e2m1: NaN -> 0x8 when its sign bit is 0, 0x0 when it is 1 (tensorcast follows the ONNX
+    // reference here).
     {DataType::kFloat4E2M1, 2, 1, 1, Specials::kNone, false, Overflow::kAlwaysSaturate,  //
      0x7, 0xF, 0x8, 0x0},
 };
@@ -373,7 +376,7 @@ uint64_t ExpectedSmallFloat(const Value& v, DataType type, bool saturate) {
   return sign | rounded;
 }
 
-// NaN bits (semantics.md 2, matching numpy and ml_dtypes): float16 -> FLOAT/DOUBLE and
+// NaN bits (docs/semantics.md, matching numpy and ml_dtypes): float16 -> FLOAT/DOUBLE and
 // bfloat16 -> FLOAT are exact bit shifts (a signalling NaN stays signalling);
 // bfloat16 -> DOUBLE goes through float and a hardware conversion, which sets the quiet
 // bit. Float8/e8m0 NaNs decode to the canonical quiet NaN with the code's sign.
@@ -399,8 +402,8 @@ uint64_t ExpectedFloat64(const Value& v) {
   return bits;
 }
 
-// semantics.md section 3, float8e8m0 rows: the exponent of |x| rounded by round_mode (exact
-// powers of two are never rounded; nearest ties up at 1.5 * 2^k); zero, Inf and rounded
+// tensorcast's float8e8m0 rule (docs/semantics.md): the exponent of |x| rounded by round_mode
+// (exact powers of two are never rounded; nearest ties up at 1.5 * 2^k); zero, Inf and rounded
 // exponents outside [-127, 127] clamp to 0x00 / 0xFE when saturating and are NaN otherwise.
 uint64_t ExpectedE8M0(const Value& v, const CastOptions& options) {
   if (v.nan) return 0xFF;
@@ -455,7 +458,7 @@ uint64_t ExpectedInteger(const Value& v, const TypeInfo& dst) {
 uint64_t ExpectedCode(const TypeInfo& src, uint64_t src_code, const Value& v, const TypeInfo& dst,
                       const CastOptions& options) {
   // Same type: a copy, NaN payloads included; except that saturating E5M2 clips +-Inf to
-  // +-MAX and canonicalises NaNs (the reference clips, then converts; semantics.md 2).
+  // +-MAX and canonicalises NaNs (the reference clips, then converts).
   const bool clips = src.type == DataType::kFloat8E5M2 && options.saturate;
   if (src.type == dst.type && !clips) return src_code;
   switch (dst.family) {
@@ -523,8 +526,8 @@ class MismatchReport {
 
   void Finish() const {
     if (count_ == 0) return;
-    ADD_FAILURE() << src_.name << " -> " << dst_.name << " [" << context_ << "]: " << count_
-                  << " mismatches" << lines_;
+    ADD_FAILURE() << src_.name << " -> " << dst_.name << " [" << context_ << "] on "
+                  << ActiveTargetName() << ": " << count_ << " mismatches" << lines_;
   }
 
  private:
@@ -536,36 +539,28 @@ class MismatchReport {
   std::string lines_;
 };
 
-constexpr size_t kGuardBytes = 16;
-constexpr uint8_t kGuard = 0xA5;
-
-// Casts `count` packed source elements; checks the status, that nothing past
-// StorageBytes(dst, count) was written and (packed targets) that the padding bits are zero.
-// Returns the unpacked target codes (empty on failure).
+// Casts `count` packed source elements into a test::GuardedBuffer whose output bytes start
+// as 0xFF; checks the status, the guard bytes and (packed targets) that the padding bits
+// are zero. Returns the unpacked target codes (empty on failure).
 std::vector<uint64_t> RunCast(const TypeInfo& src, const std::vector<uint8_t>& src_bytes,
                               const TypeInfo& dst, size_t count, const CastOptions& options,
                               const std::string& context) {
   const size_t dst_bytes = (count * static_cast<size_t>(dst.bits) + 7) / 8;
-  std::vector<uint8_t> out(dst_bytes + kGuardBytes, 0xFF);
-  std::fill(out.begin() + static_cast<std::ptrdiff_t>(dst_bytes), out.end(), kGuard);
+  test::GuardedBuffer out(dst_bytes, 0, 0xFF);
   const Status status = Cast(src_bytes.data(), src.type, out.data(), dst.type, count, options);
   if (!status.ok()) {
-    ADD_FAILURE() << src.name << " -> " << dst.name << " [" << context << "]: Cast returned "
-                  << StatusCodeName(status.code()) << ": " << status.message();
+    ADD_FAILURE() << src.name << " -> " << dst.name << " [" << context << "] on "
+                  << ActiveTargetName() << ": Cast returned " << StatusCodeName(status.code())
+                  << ": " << status.message();
     return {};
   }
-  for (size_t i = dst_bytes; i < out.size(); ++i) {
-    if (out[i] != kGuard) {
-      ADD_FAILURE() << src.name << " -> " << dst.name << " [" << context
-                    << "]: wrote past the end of the output (byte " << i << ")";
-      break;
-    }
-  }
+  EXPECT_TRUE(out.GuardsIntact()) << src.name << " -> " << dst.name << " [" << context << "] on "
+                                  << ActiveTargetName();
   const size_t used_bits = count * static_cast<size_t>(dst.bits);
   if (used_bits % 8 != 0) {
     const unsigned padding = out[dst_bytes - 1] >> (used_bits % 8);
-    EXPECT_EQ(padding, 0u) << src.name << " -> " << dst.name << " [" << context
-                           << "]: padding bits of the last byte are not zero";
+    EXPECT_EQ(padding, 0u) << src.name << " -> " << dst.name << " [" << context << "] on "
+                           << ActiveTargetName() << ": padding bits of the last byte are not zero";
   }
   return Unpack(dst, out.data(), count);
 }
@@ -580,7 +575,7 @@ TEST(ExhaustiveOracle, DecodesTheSpecTables) {
     double value;
   };
   const Row rows[] = {
-      // onnx-reference-semantics.md 4.1: max, lowest, min normal, min subnormal.
+      // Float8 encodings: max, lowest, min normal, min subnormal.
       {DataType::kFloat8E4M3FN, 0x7E, 448},
       {DataType::kFloat8E4M3FN, 0xFE, -448},
       {DataType::kFloat8E4M3FN, 0x08, 0x1p-6},
@@ -646,13 +641,14 @@ TEST(ExhaustiveOracle, DecodesTheSpecTables) {
   // 4.2: E4M3FN 0x7F -> 0x7FC00000; E5M2 NaN payloads are dropped.
   EXPECT_EQ(ExpectedFloat32(Decode(Info(DataType::kFloat8E4M3FN), 0x7F)), 0x7FC00000u);
   EXPECT_EQ(ExpectedFloat32(Decode(Info(DataType::kFloat8E5M2), 0xFD)), 0xFFC00000u);
-  // semantics.md 2: widening is exact, a signalling NaN included.
+  // Widening is exact, a signalling NaN included.
   EXPECT_EQ(ExpectedFloat32(Decode(Info(DataType::kBfloat16), 0xFF81)), 0xFF810000u);
   EXPECT_EQ(ExpectedFloat32(Decode(Info(DataType::kFloat16), 0x7C01)), 0x7F802000u);
   EXPECT_EQ(ExpectedFloat64(Decode(Info(DataType::kFloat16), 0x7E01)), 0x7FF8040000000000u);
 }
 
-// onnx-reference-semantics.md 4.4 thresholds (without saturate) and 4.8 conformance vectors.
+// Float8 overflow thresholds of the ONNX reference (without saturate) and the float8
+// conformance vectors.
 TEST(ExhaustiveOracle, EncodesTheFloat8SpecTables) {
   struct Threshold {
     DataType type;
@@ -732,7 +728,7 @@ TEST(ExhaustiveOracle, EncodesTheFloat8SpecTables) {
   }
 }
 
-// onnx-reference-semantics.md 6.3, 8.1 and 8.2 conformance vectors.
+// Float4e2m1, float16 and bfloat16 conformance vectors.
 TEST(ExhaustiveOracle, EncodesFloat4Float16Bfloat16SpecVectors) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
@@ -762,8 +758,8 @@ TEST(ExhaustiveOracle, EncodesFloat4Float16Bfloat16SpecVectors) {
   EXPECT_EQ(ExpectedSmallFloat(Number(65519.99), DataType::kFloat16, true), 0x7BFFu);
 }
 
-// onnx-reference-semantics.md 5.4, with the semantics.md section 3 rows where tensorcast
-// differs on purpose (2^-127 exact under "up", zero/Inf/out of range per the Cast-24 table).
+// The ONNX reference's float8e8m0 edge cases, with tensorcast's rules where it differs on
+// purpose (2^-127 exact under "up", zero/Inf/out of range per the Cast-24 table).
 TEST(ExhaustiveOracle, EncodesE8M0Edges) {
   struct Row {
     double x;
@@ -810,7 +806,8 @@ TEST(ExhaustiveOracle, EncodesE8M0Edges) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(ExpectedE8M0(FromFloat(in[i]), o), out[i]) << in[i];
 }
 
-// onnx-reference-semantics.md 7 and semantics.md section 3 (saturating float -> int).
+// The ONNX reference's 4-/2-bit integer examples and tensorcast's saturating float -> int
+// (docs/semantics.md).
 TEST(ExhaustiveOracle, EncodesIntegerExamples) {
   struct Row {
     DataType type;
@@ -870,9 +867,9 @@ void PrintTo(const Pair& pair, std::ostream* os) {
   *os << Info(pair.src).name << " -> " << Info(pair.dst).name;
 }
 
-class ExhaustiveCastTest : public ::testing::TestWithParam<Pair> {};
+class ExhaustiveCast : public ::testing::TestWithParam<Pair> {};
 
-TEST_P(ExhaustiveCastTest, EveryValue) {
+TEST_P(ExhaustiveCast, EveryCodeWithEveryOptionMatchesTheOracle) {
   const TypeInfo& src = Info(GetParam().src);
   const TypeInfo& dst = Info(GetParam().dst);
   const std::vector<uint64_t> codes = AllCodes(src);
@@ -900,14 +897,14 @@ TEST_P(ExhaustiveCastTest, EveryValue) {
           RunCast(src, Pack(src, odd_codes), dst, odd_codes.size(), options, odd_context);
       for (size_t i = 0; i < odd.size(); ++i) {
         EXPECT_EQ(odd[i], got[i]) << src.name << " -> " << dst.name << " [" << odd_context
-                                  << "] element " << i;
+                                  << "] on " << ActiveTargetName() << ": element " << i;
         if (odd[i] != got[i]) break;
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Exhaustive, ExhaustiveCastTest, ::testing::ValuesIn(AllPairs()),
+INSTANTIATE_TEST_SUITE_P(, ExhaustiveCast, ::testing::ValuesIn(AllPairs()),
                          [](const ::testing::TestParamInfo<Pair>& test_info) {
                            return std::string(Info(test_info.param.src).name) + "_to_" +
                                   Info(test_info.param.dst).name;
@@ -917,9 +914,9 @@ INSTANTIATE_TEST_SUITE_P(Exhaustive, ExhaustiveCastTest, ::testing::ValuesIn(All
 // Identities: decoding is exact, so T -> FLOAT -> T and T -> DOUBLE -> T give back every
 // non-NaN code (with saturate=1 an infinity comes back as MAX, so those are skipped there).
 
-class ExhaustiveRoundTripTest : public ::testing::TestWithParam<DataType> {};
+class ExhaustiveRoundTrip : public ::testing::TestWithParam<DataType> {};
 
-TEST_P(ExhaustiveRoundTripTest, ThroughFloatAndDouble) {
+TEST_P(ExhaustiveRoundTrip, EveryNonNaNCodeSurvivesFloatAndDouble) {
   const TypeInfo& t = Info(GetParam());
   const std::vector<uint64_t> codes = AllCodes(t);
   const std::vector<uint8_t> bytes = Pack(t, codes);
@@ -951,7 +948,7 @@ std::vector<DataType> SmallTypes() {
   return types;
 }
 
-INSTANTIATE_TEST_SUITE_P(Exhaustive, ExhaustiveRoundTripTest, ::testing::ValuesIn(SmallTypes()),
+INSTANTIATE_TEST_SUITE_P(, ExhaustiveRoundTrip, ::testing::ValuesIn(SmallTypes()),
                          [](const ::testing::TestParamInfo<DataType>& test_info) {
                            return std::string(Info(test_info.param).name);
                          });
@@ -1002,15 +999,16 @@ void ExpectNonDecreasing(const TypeInfo& dst, const std::vector<uint32_t>& input
     const long double current = NumericValue(dst, out[i], &nan);
     if (nan || current < previous) {
       ++failures;
-      ADD_FAILURE() << "FLOAT -> " << dst.name << " [" << context << "] not monotonic: float32 "
-                    << Hex(inputs[i - 1], 32) << " -> " << Hex(out[i - 1], dst.bits)
-                    << " but float32 " << Hex(inputs[i], 32) << " -> " << Hex(out[i], dst.bits);
+      ADD_FAILURE() << "FLOAT -> " << dst.name << " [" << context << "] on " << ActiveTargetName()
+                    << ": not monotonic: float32 " << Hex(inputs[i - 1], 32) << " -> "
+                    << Hex(out[i - 1], dst.bits) << " but float32 " << Hex(inputs[i], 32) << " -> "
+                    << Hex(out[i], dst.bits);
     }
     previous = current;
   }
 }
 
-TEST(ExhaustiveMonotonic, FloatToEveryOrderedTarget) {
+TEST(ExhaustiveMonotonic, FloatToEveryOrderedTargetNeverDecreases) {
   struct Case {
     DataType dst;
     bool saturate;
@@ -1041,7 +1039,7 @@ TEST(ExhaustiveMonotonic, FloatToEveryOrderedTarget) {
   }
 }
 
-TEST(ExhaustiveMonotonic, FloatToE8M0) {
+TEST(ExhaustiveMonotonic, FloatToE8M0NeverDecreasesAndDownNearestUpAreOrdered) {
   std::vector<uint32_t> inputs;
   for (uint32_t b : SortedFloat32Sample()) {
     if (b < 0x80000000u) inputs.push_back(b);  // +0 .. +Inf

@@ -1,9 +1,9 @@
-// The hub's round-to-odd integer decoders (lib/dispatch/hub_kernels.h) on every compiled
-// Highway target, bit for bit against a round-to-odd computed here from the integer
-// (top bit, shift, sticky bit): integers next to every power of two and to the float32
-// rounding points, the extremes, and random bits; counts 0 .. 4 vectors + 1, misaligned
-// pointers, guard bytes after the output. Every target under test (test/target_loop.h)
-// is compared against the same expected values.
+// The two-step route's round-to-odd integer decoders (test/dispatch_access.h), one test
+// case per decoder, on every compiled Highway target, bit for bit against a round-to-odd
+// computed here from the integer (top bit, shift, sticky bit): integers next to every
+// power of two and to the float32 rounding points, the extremes, and random bits; counts
+// 0 .. 4 vectors + 1, misaligned pointers, outputs in a test::GuardedBuffer. Every target
+// under test (test/target_loop.h) is compared against the same expected values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "hwy/highway.h"
-#include "lib/dispatch/hub_kernels.h"
 #include "tensorcast/tensorcast.h"
+#include "test/dispatch_access.h"
 #include "test/target_loop.h"
 #include "test/test_util.h"
 
@@ -23,10 +23,9 @@ namespace tensorcast {
 namespace {
 
 using test::Bytes;
+using test::GuardedBuffer;
+using test::RoundToOddDecoder;
 using test::TargetLoop;
-
-constexpr uint8_t kGuard = 0xA5;
-constexpr size_t kGuardBytes = 64;
 
 // float32 bits of `neg ? -m : m` rounded to odd: truncate the magnitude to 24
 // significant bits, then set the last kept bit if any dropped bit was set.
@@ -47,22 +46,8 @@ uint32_t RoundToOddBits(bool neg, uint64_t m) {
   return neg ? bits | 0x80000000u : bits;
 }
 
-struct Decoder {
-  const char* name;
-  int bits;
-  bool is_signed;
-  void (*fn)(const void*, void*, size_t);
-};
-
-const Decoder kDecoders[] = {
-    {"Int32ToF32RoundToOdd", 32, true, &dispatch::Int32ToF32RoundToOdd},
-    {"Uint32ToF32RoundToOdd", 32, false, &dispatch::Uint32ToF32RoundToOdd},
-    {"Int64ToF32RoundToOdd", 64, true, &dispatch::Int64ToF32RoundToOdd},
-    {"Uint64ToF32RoundToOdd", 64, false, &dispatch::Uint64ToF32RoundToOdd},
-};
-
 // The expected float32 bits of source code `x` (low `bits` bits).
-uint32_t Expected(const Decoder& dec, uint64_t x) {
+uint32_t Expected(const RoundToOddDecoder& dec, uint64_t x) {
   if (!dec.is_signed) return RoundToOddBits(false, x);
   const uint64_t sign = uint64_t{1} << (dec.bits - 1);
   if ((x & sign) == 0) return RoundToOddBits(false, x);
@@ -72,7 +57,7 @@ uint32_t Expected(const Decoder& dec, uint64_t x) {
 
 // Source codes: around every 2^t (exact values, the first inexact ones, the float32
 // rounding midpoints, all-ones up to bit t), both signs; extremes; random bits.
-std::vector<uint64_t> SourceCodes(const Decoder& dec) {
+std::vector<uint64_t> SourceCodes(const RoundToOddDecoder& dec) {
   const uint64_t mask = dec.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << dec.bits) - 1;
   std::vector<uint64_t> v;
   for (int t = 0; t < dec.bits; ++t) {
@@ -102,7 +87,7 @@ std::vector<uint64_t> SourceCodes(const Decoder& dec) {
   return v;
 }
 
-Bytes Pack(const Decoder& dec, const std::vector<uint64_t>& codes) {
+Bytes Pack(const RoundToOddDecoder& dec, const std::vector<uint64_t>& codes) {
   const size_t size = static_cast<size_t>(dec.bits) / 8;
   Bytes b(codes.size() * size);
   for (size_t i = 0; i < codes.size(); ++i) std::memcpy(&b[i * size], &codes[i], size);
@@ -110,36 +95,33 @@ Bytes Pack(const Decoder& dec, const std::vector<uint64_t>& codes) {
 }
 
 // Runs the decoder on the first `count` codes at the given byte offsets on every target
-// under test and checks every output element and the guard bytes after the output.
-void Check(TargetLoop& loop, const Decoder& dec, const std::vector<uint64_t>& codes,
+// under test and checks every output element and the guard bytes around the output.
+void Check(TargetLoop& loop, const RoundToOddDecoder& dec, const std::vector<uint64_t>& codes,
            const Bytes& packed, size_t count, size_t src_offset, size_t dst_offset) {
   const size_t size = static_cast<size_t>(dec.bits) / 8;
   Bytes in(src_offset + count * size);
   std::memcpy(in.data() + src_offset, packed.data(), count * size);
   std::vector<uint32_t> want(count);
   for (size_t i = 0; i < count; ++i) want[i] = Expected(dec, codes[i]);
-  Bytes out(dst_offset + 4 * count + kGuardBytes);
+  GuardedBuffer out(4 * count, dst_offset);
   loop.Run([&] {
-    std::fill(out.begin(), out.end(), kGuard);
-    dec.fn(in.data() + src_offset, out.data() + dst_offset, count);
-    if (count != 0 && std::memcmp(out.data() + dst_offset, want.data(), 4 * count) != 0) {
+    out.Reset();
+    dec.decode(in.data() + src_offset, out.data(), count);
+    if (count != 0 && std::memcmp(out.data(), want.data(), 4 * count) != 0) {
       for (size_t i = 0; i < count; ++i) {
         uint32_t got;
-        std::memcpy(&got, out.data() + dst_offset + 4 * i, 4);
+        std::memcpy(&got, out.data() + 4 * i, 4);
         ASSERT_EQ(test::Hex(got), test::Hex(want[i]))
             << dec.name << " on " << ActiveTargetName() << ": element " << i << " of " << count
             << ", source " << test::Hex(codes[i]);
       }
     }
-    for (size_t i = 0; i < kGuardBytes; ++i) {
-      ASSERT_EQ(out[dst_offset + 4 * count + i], kGuard)
-          << dec.name << " on " << ActiveTargetName() << ": count " << count
-          << " wrote past the output";
-    }
+    ASSERT_TRUE(out.GuardsIntact())
+        << dec.name << " on " << ActiveTargetName() << ": count " << count;
   });
 }
 
-TEST(RoundToOddOracle, KnownValues) {
+TEST(RoundToOddOracle, MatchesHandComputedValues) {
   EXPECT_EQ(RoundToOddBits(false, 16777216), 0x4B800000u);          // 2^24 exact
   EXPECT_EQ(RoundToOddBits(false, 16777217), 0x4B800001u);          // inexact: odd neighbour above
   EXPECT_EQ(RoundToOddBits(false, 16777219), 0x4B800001u);          // 2^24 + 3: truncated, odd
@@ -150,27 +132,34 @@ TEST(RoundToOddOracle, KnownValues) {
   EXPECT_EQ(RoundToOddBits(false, 1), 0x3F800000u);
 }
 
-TEST(HubKernelTest, RoundToOddDecodersBitExact) {
+class RoundToOddDecoders : public ::testing::TestWithParam<RoundToOddDecoder> {};
+
+INSTANTIATE_TEST_SUITE_P(, RoundToOddDecoders, ::testing::ValuesIn(test::RoundToOddDecoders()),
+                         [](const ::testing::TestParamInfo<RoundToOddDecoder>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
+// Every source code of SourceCodes in one call.
+TEST_P(RoundToOddDecoders, BitExactWithRoundToOddOnEveryTarget) {
+  const RoundToOddDecoder& dec = GetParam();
   TargetLoop loop;
-  for (const Decoder& dec : kDecoders) {
-    const std::vector<uint64_t> codes = SourceCodes(dec);
-    const Bytes packed = Pack(dec, codes);
-    Check(loop, dec, codes, packed, codes.size(), 0, 0);
-    if (HasFatalFailure()) return;
-  }
+  const std::vector<uint64_t> codes = SourceCodes(dec);
+  const Bytes packed = Pack(dec, codes);
+  Check(loop, dec, codes, packed, codes.size(), 0, 0);
 }
 
-TEST(HubKernelTest, CountsAndMisalignment) {
+// Every count 0 .. 4 vectors + 1 of the widest target, source at 0, 1 and 3 bytes past
+// the allocation's alignment, output at 0, 2 and 1.
+TEST_P(RoundToOddDecoders, CountsAndMisalignedPointersOnEveryTarget) {
+  const RoundToOddDecoder& dec = GetParam();
   TargetLoop loop;
-  const size_t max_count = 4 * HWY_MAX_BYTES + 1;  // 4 vectors + 1 of the widest target
-  for (const Decoder& dec : kDecoders) {
-    const std::vector<uint64_t> codes = SourceCodes(dec);
-    const Bytes packed = Pack(dec, codes);
-    for (size_t count = 0; count <= max_count; ++count) {
-      for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
-        Check(loop, dec, codes, packed, count, offset, (offset * 7) % 5);
-        if (HasFatalFailure()) return;
-      }
+  const size_t max_count = 4 * HWY_MAX_BYTES + 1;
+  const std::vector<uint64_t> codes = SourceCodes(dec);
+  const Bytes packed = Pack(dec, codes);
+  for (size_t count = 0; count <= max_count; ++count) {
+    for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
+      Check(loop, dec, codes, packed, count, offset, (offset * 7) % 5);
+      if (HasFatalFailure()) return;
     }
   }
 }

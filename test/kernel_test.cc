@@ -1,10 +1,17 @@
-// Every registry row (lib/dispatch/cast_pairs.inc) on every compiled Highway target,
-// bit for bit against the scalar reference (lib/reference): exhaustive for sources of
-// <= 16 bits, random bit patterns plus rounding boundaries for 32/64-bit sources;
-// counts 0 .. 4 vectors + 1, misaligned pointers, guard bytes after the output.
-// Each check computes the reference output once and compares every target under test
-// against it (test/target_loop.h: all compiled targets this CPU supports, SCALAR included,
-// or those TENSORCAST_TEST_TARGETS names).
+// The Highway kernels and the route plan on every compiled Highway target, bit for bit
+// against the scalar reference (lib/reference), one test case per registry row
+// (KernelRow.*/SRC_to_DST) and one per ordered pair of numeric types (CastPlan.*/SRC_to_DST):
+// - every registry row: exhaustive for sources of <= 16 bits, random bit patterns plus
+//   rounding and integer-range boundaries for 32/64-bit sources, with every option set;
+//   counts 0 .. 4 vectors + 1 at misaligned pointers; streamed stores equal to regular ones;
+// - every pair through the plan (kernel, byte table, sub-byte copy or two-step route):
+//   the same sources; counts below and above tuning::kTableMinCount (where small-code pairs
+//   switch to a table lookup) at misaligned pointers; outputs streamed and not, at
+//   destinations with every relation to a 64-byte boundary.
+// Every output sits in a test::GuardedBuffer: nothing outside it may change. Each check
+// computes the reference output once and compares every target under test against it
+// (test/target_loop.h: all compiled targets this CPU supports, SCALAR included, or those
+// TENSORCAST_TEST_TARGETS names). A failure names the pair, the options and the target.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,13 +22,14 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwy/highway.h"
-#include "lib/dispatch/route_plan.h"
 #include "lib/reference/reference_cast.h"
 #include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
+#include "test/dispatch_access.h"
 #include "test/target_loop.h"
 #include "test/test_util.h"
 
@@ -29,10 +37,10 @@ namespace tensorcast {
 namespace {
 
 using test::Bytes;
+using test::GuardedBuffer;
+using test::PairLabel;
 using test::TargetLoop;
-
-constexpr uint8_t kGuard = 0xA5;
-constexpr size_t kGuardBytes = 64;
+using test::TypePair;
 
 // int <-> float boundaries (intfloat family), appended to the 32/64-bit sources:
 // integers next to 2^t, and next to the float32 / float64 rounding ties and the
@@ -98,7 +106,7 @@ Bytes SourceBytes(DataType type, size_t* count) {
   std::mt19937_64 rng(1234 + static_cast<int>(type));
   if (bits <= 16) {
     // Sub-byte types: all 256 byte values (every pair / quad of codes). 8-bit types: every
-    // code twice, so that CountsAndMisalignment's 4 * HWY_MAX_BYTES + 1 elements exist.
+    // code twice, so that the 4 * HWY_MAX_BYTES + 1 elements of the counts test exist.
     const size_t n =
         bits < 8 ? 8 * 256 / static_cast<size_t>(bits) : std::max(size_t{1} << bits, size_t{512});
     *count = n;
@@ -164,16 +172,83 @@ bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
   return true;
 }
 
-std::string Describe(const dispatch::KernelRow& row, const CastOptions& o) {
-  return std::string(row.name) + " (" + DataTypeName(row.src) + " -> " + DataTypeName(row.dst) +
-         ", saturate=" + std::to_string(o.saturate) +
+// Lowers every streaming threshold to `bytes` for its lifetime (SIZE_MAX: never stream).
+class StreamBytesOverride {
+ public:
+  explicit StreamBytesOverride(size_t bytes) : previous_(tuning::SetStreamBytesForTest(bytes)) {}
+  ~StreamBytesOverride() { tuning::SetStreamBytesForTest(previous_); }
+  StreamBytesOverride(const StreamBytesOverride&) = delete;
+  StreamBytesOverride& operator=(const StreamBytesOverride&) = delete;
+
+ private:
+  size_t previous_;
+};
+
+// `count` elements of the type's source pattern (repeated as needed; whole bytes).
+Bytes RepeatedSource(DataType type, size_t count) {
+  size_t total = 0;
+  const Bytes& pattern = Source(type, &total);
+  const size_t pattern_bytes = StorageBytes(type, total & ~size_t{7});
+  Bytes src(StorageBytes(type, count));
+  for (size_t done = 0; done < src.size(); done += pattern_bytes) {
+    std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
+  }
+  return src;
+}
+
+// The option sets that matter for a destination type: the defaults; saturate=false for
+// the four float8 types with an overflow code; every saturate/round_mode combination for
+// FLOAT8E8M0. (The registry rows get all six option sets.)
+std::vector<CastOptions> OptionsThatMatter(DataType dst) {
+  std::vector<CastOptions> options = {CastOptions{}};
+  if (dst == DataType::kFloat8E4M3FN || dst == DataType::kFloat8E4M3FNUZ ||
+      dst == DataType::kFloat8E5M2 || dst == DataType::kFloat8E5M2FNUZ) {
+    options.push_back(CastOptions{false, RoundMode::kUp});
+  }
+  if (dst == DataType::kFloat8E8M0) {
+    for (bool saturate : {true, false}) {
+      for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+        options.push_back(CastOptions{saturate, mode});
+      }
+    }
+  }
+  return options;
+}
+
+std::vector<CastOptions> AllOptions() {
+  std::vector<CastOptions> options;
+  for (bool saturate : {true, false}) {
+    for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+      options.push_back(CastOptions{saturate, mode});
+    }
+  }
+  return options;
+}
+
+std::string Describe(DataType src, DataType dst, const CastOptions& o) {
+  return PairLabel(src, dst) + " (saturate=" + std::to_string(o.saturate) +
          ", round_mode=" + RoundModeName(o.round_mode) + ") on " + ActiveTargetName();
+}
+
+std::string Describe(const test::KernelRow& row, const CastOptions& o) {
+  return std::string(row.name) + ": " + Describe(row.src, row.dst, o);
+}
+
+// The element, its source bits and the byte at which `got` first differs from `want`.
+std::string FirstDifferenceMessage(DataType src_type, const uint8_t* src, DataType dst_type,
+                                   const uint8_t* got, const Bytes& want, size_t at) {
+  const size_t elem = at * 8 / static_cast<size_t>(BitWidth(dst_type));
+  const size_t src_bits = static_cast<size_t>(BitWidth(src_type));
+  uint64_t s = 0;
+  std::memcpy(&s, src + elem * src_bits / 8, (src_bits + 7) / 8);
+  return "element " + std::to_string(elem) + " (source bits " + test::Hex(s) + "): byte " +
+         std::to_string(at) + " expected " + test::Hex(want[at]) + ", got " + test::Hex(got[at]);
 }
 
 // Runs the kernel on `count` elements at byte offsets (misalignment) on every target under
 // test and checks the output against the reference (computed once) and the guard bytes
-// after it.
-void CheckRow(TargetLoop& loop, const dispatch::KernelRow& row, const Bytes& src, size_t count,
+// around it.
+void CheckRow(TargetLoop& loop, const test::KernelRow& row, const Bytes& src, size_t count,
               size_t src_offset, size_t dst_offset, const CastOptions& o) {
   const size_t in_bytes = StorageBytes(row.src, count);
   const size_t out_bytes = StorageBytes(row.dst, count);
@@ -182,358 +257,232 @@ void CheckRow(TargetLoop& loop, const dispatch::KernelRow& row, const Bytes& src
   Bytes want(out_bytes);
   ASSERT_TRUE(
       reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
-  Bytes got(dst_offset + out_bytes + kGuardBytes);
+  GuardedBuffer got(out_bytes, dst_offset);
   loop.Run([&] {
-    std::fill(got.begin(), got.end(), kGuard);
-    row.kernel(in.data() + src_offset, got.data() + dst_offset, count, o);
+    got.Reset();
+    row.kernel(in.data() + src_offset, got.data(), count, o);
     size_t i = 0;
-    if (FirstDifference(got.data() + dst_offset, want.data(), out_bytes, &i)) {
-      const int dbits = BitWidth(row.dst);
-      const size_t elem = i * 8 / static_cast<size_t>(dbits);
-      uint64_t s = 0;
-      std::memcpy(&s, in.data() + src_offset + elem * static_cast<size_t>(BitWidth(row.src)) / 8,
-                  static_cast<size_t>((BitWidth(row.src) + 7) / 8));
-      FAIL() << Describe(row, o) << ": count " << count << ", element " << elem << " (source bits "
-             << test::Hex(s) << "): byte " << i << " expected " << test::Hex(want[i]) << ", got "
-             << test::Hex(got[dst_offset + i]);
+    if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
+      FAIL() << Describe(row, o) << ": count " << count << ", offsets " << src_offset << "/"
+             << dst_offset << ", "
+             << FirstDifferenceMessage(row.src, in.data() + src_offset, row.dst, got.data(), want,
+                                       i);
     }
-    for (size_t g = 0; g < kGuardBytes; ++g) {
-      ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)
-          << Describe(row, o) << ": count " << count << " wrote past the output";
-    }
+    ASSERT_TRUE(got.GuardsIntact()) << Describe(row, o) << ": count " << count;
   });
 }
 
-TEST(KernelTest, DispatchesToEveryTargetUnderTest) {
+// ------------------------------------------------------------------------------------------
+// The dispatch itself.
+
+TEST(TargetLoop, CastDispatchesToEveryTargetUnderTest) {
   TargetLoop loop;
-  loop.Run([] {
-    // Any Cast that has a kernel initialises the dispatch; then the target must match
-    // the forced one (TargetLoop checks ActiveTargetName before each body).
+  loop.Run([&] {
+    // Any Cast that has a kernel initialises the dispatch; then the target must be the
+    // forced one (TargetLoop also checks ActiveTargetName before each body).
     float x = 1.0f;
     uint16_t y = 0;
     ASSERT_TRUE(Cast(&x, DataType::kFloat, &y, DataType::kFloat16, 1).ok());
     EXPECT_EQ(y, 0x3C00);
+    EXPECT_STREQ(ActiveTargetName(), loop.target());
   });
 }
 
-TEST(KernelTest, EveryRowBitExactAgainstTheReference) {
+// ------------------------------------------------------------------------------------------
+// One case per registry row.
+
+class KernelRow : public ::testing::TestWithParam<test::KernelRow> {};
+
+INSTANTIATE_TEST_SUITE_P(, KernelRow, ::testing::ValuesIn(test::KernelRows()),
+                         [](const ::testing::TestParamInfo<test::KernelRow>& param_info) {
+                           return test::PairName(param_info.param.src, param_info.param.dst);
+                         });
+
+// The whole source pattern with every saturate/round_mode combination.
+TEST_P(KernelRow, BitExactWithReferenceOnEveryTarget) {
+  const test::KernelRow& row = GetParam();
   TargetLoop loop;
-  size_t rows = 0;
-  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
-  for (size_t r = 0; r < rows; ++r) {
-    const dispatch::KernelRow& row = table[r];
-    size_t count = 0;
-    const Bytes& src = Source(row.src, &count);
-    for (bool saturate : {true, false}) {
-      for (RoundMode mode : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
-        const CastOptions o{saturate, mode};
-        CheckRow(loop, row, src, count, 0, 0, o);
-        if (HasFailure()) return;
-      }
+  size_t count = 0;
+  const Bytes& src = Source(row.src, &count);
+  for (const CastOptions& o : AllOptions()) {
+    CheckRow(loop, row, src, count, 0, 0, o);
+    if (HasFailure()) return;
+  }
+}
+
+// Counts 0 .. 4 vectors + 1 of the widest target (every count up to 80, then every 37th),
+// source at 0, 1 and 3 bytes past the allocation's alignment, output at 0, 2 and 1.
+TEST_P(KernelRow, CountsAndMisalignedPointersOnEveryTarget) {
+  const test::KernelRow& row = GetParam();
+  TargetLoop loop;
+  size_t total = 0;
+  const Bytes& src = Source(row.src, &total);
+  const size_t max_count = 4 * HWY_MAX_BYTES + 1;
+  for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
+    for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
+      CheckRow(loop, row, src, count, offset, (offset * 7) % 5, CastOptions{});
+      if (HasFailure()) return;
     }
   }
 }
 
-// Every numeric pair that the kernel path takes (a registry row or the blocked
-// two-step hub), with the options that matter for its target, against the reference.
-TEST(KernelTest, EveryPairThroughKernelsOrHub) {
+// Kernels write large outputs with non-temporal stores after a head that aligns the
+// output. Here the threshold is lowered to 1 KiB, and the row's output of 50037 elements
+// into a buffer 16 bytes past a 64-byte boundary (element-aligned for every type, not
+// aligned for 32- or 64-byte vectors, like a large malloc block) must equal the same call
+// with streaming off (the regular path, checked against the reference above; computed on
+// the first target under test, so every target's streamed call is compared with it).
+TEST_P(KernelRow, StreamedStoresEqualRegularStoresOnEveryTarget) {
+  const test::KernelRow& row = GetParam();
   TargetLoop loop;
-  std::vector<DataType> types;
-  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
-    const auto t = static_cast<DataType>(code);
-    if (IsCastable(t) && t != DataType::kString) types.push_back(t);
-  }
-  size_t pairs = 0;
-  for (DataType st : types) {
-    size_t count = 0;
-    const Bytes& src = Source(st, &count);
-    // Wide sources: the boundary prefix of the pattern set is enough per pair here
-    // (the registry rows get the full set above).
-    if (BitWidth(st) > 16) count = std::min<size_t>(count, 300000);
-    for (DataType dt : types) {
-      std::vector<CastOptions> options = {CastOptions{}};
-      if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
-          dt == DataType::kFloat8E5M2 || dt == DataType::kFloat8E5M2FNUZ) {
-        options.push_back(CastOptions{false, RoundMode::kUp});
-      }
-      if (dt == DataType::kFloat8E8M0) {
-        for (bool sat : {true, false}) {
-          for (RoundMode m : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
-            options.push_back(CastOptions{sat, m});
-          }
-        }
-      }
-      const size_t out_bytes = StorageBytes(dt, count);
-      Bytes want(out_bytes), got(out_bytes + kGuardBytes);
-      for (const CastOptions& o : options) {
-        // The kernel path either takes the pair on every target or on none.
-        std::fill(got.begin(), got.end(), kGuard);
-        if (!dispatch::CastWithPlan(src.data(), st, got.data(), dt, count, o)) continue;
-        ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
-        ++pairs;
-        loop.Run([&] {
-          std::fill(got.begin(), got.end(), kGuard);
-          ASSERT_TRUE(dispatch::CastWithPlan(src.data(), st, got.data(), dt, count, o))
-              << DataTypeName(st) << " -> " << DataTypeName(dt) << " has no kernel path on "
-              << ActiveTargetName();
-          size_t i = 0;
-          if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
-            FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
-                   << " round_mode=" << RoundModeName(o.round_mode) << " on " << ActiveTargetName()
-                   << ": byte " << i << " expected " << test::Hex(want[i]) << ", got "
-                   << test::Hex(got[i]);
-          }
-          for (size_t g = 0; g < kGuardBytes; ++g) ASSERT_EQ(got[out_bytes + g], kGuard);
-        });
-        if (HasFailure()) return;
-      }
-    }
-  }
-  EXPECT_GT(pairs, 0u);
-  std::printf("%zu pair/option combinations through kernels or the hub on each target\n", pairs);
-}
-
-// Streaming stores: kernels write outputs of 4 or 8 MiB and more with non-temporal
-// stores (cast_loop-inl.h, pack-inl.h), after a head that aligns the output. Here the
-// threshold is lowered to 1 KiB (tuning::SetStreamBytesForTest) and every row's output
-// into a buffer that is not vector-aligned must equal the same call with streaming off
-// (the regular path, checked against the reference above; computed on the first target
-// under test, so every target's streamed call is compared with it), with the guard bytes
-// after the output intact.
-TEST(KernelTest, StreamedOutputsMatchRegularStores) {
-  struct Override {
-    explicit Override(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
-    ~Override() { tuning::SetStreamBytesForTest(0); }
-  };
-  TargetLoop loop;
+  const size_t count = 50000 + 37;
+  const Bytes src = RepeatedSource(row.src, count);
+  const size_t out_bytes = StorageBytes(row.dst, count);
+  GuardedBuffer big = GuardedBuffer::AtAddress(out_bytes, 64, 16);
+  Bytes regular;
   std::string first;
-  size_t rows = 0;
-  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
-  for (size_t r = 0; r < rows; ++r) {
-    const dispatch::KernelRow& row = table[r];
-    size_t total = 0;
-    const Bytes& pattern = Source(row.src, &total);
-    const size_t count = 50000 + 37;
-    Bytes src(StorageBytes(row.src, count));
-    const size_t pattern_bytes = StorageBytes(row.src, total & ~size_t{7});  // whole bytes
-    for (size_t done = 0; done < src.size(); done += pattern_bytes) {
-      std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
+  loop.Run([&] {
+    if (regular.empty()) {
+      first = ActiveTargetName();
+      regular.resize(out_bytes);
+      StreamBytesOverride never(SIZE_MAX);
+      row.kernel(src.data(), regular.data(), count, CastOptions{});
     }
-    const size_t out_bytes = StorageBytes(row.dst, count);
-    // Output at 16 mod 64 bytes, like a large malloc block: element-aligned for every
-    // type, not aligned for 32- or 64-byte vectors.
-    Bytes big(out_bytes + 64 + kGuardBytes), regular;
-    const size_t offset = (64 + 16 - reinterpret_cast<uintptr_t>(big.data()) % 64) % 64;
+    big.Reset();
+    {
+      StreamBytesOverride early(1024);
+      row.kernel(src.data(), big.data(), count, CastOptions{});
+    }
+    size_t i = 0;
+    if (FirstDifference(big.data(), regular.data(), out_bytes, &i)) {
+      FAIL() << Describe(row, CastOptions{}) << ": count " << count << ", byte " << i
+             << " differs from the call without streaming on " << first;
+    }
+    ASSERT_TRUE(big.GuardsIntact()) << Describe(row, CastOptions{}) << ": count " << count;
+  });
+}
+
+// ------------------------------------------------------------------------------------------
+// One case per ordered pair of numeric types, through the route plan.
+
+class CastPlan : public ::testing::TestWithParam<TypePair> {};
+
+INSTANTIATE_TEST_SUITE_P(, CastPlan, ::testing::ValuesIn(test::OrderedNumericPairs()),
+                         [](const ::testing::TestParamInfo<TypePair>& param_info) {
+                           return test::PairName(param_info.param.src, param_info.param.dst);
+                         });
+
+// Every numeric pair has a route in the plan (none falls back to the scalar reference).
+// The source type's pattern (for 32/64-bit sources its first 300000 elements: the
+// boundary prefix; the registry rows get the full set) with the option sets that matter
+// for the destination.
+TEST_P(CastPlan, BitExactWithReferenceOnEveryTarget) {
+  const DataType st = GetParam().src, dt = GetParam().dst;
+  size_t count = 0;
+  const Bytes& src = Source(st, &count);
+  if (BitWidth(st) > 16) count = std::min<size_t>(count, 300000);
+  const size_t out_bytes = StorageBytes(dt, count);
+  Bytes want(out_bytes);
+  GuardedBuffer got(out_bytes);
+  TargetLoop loop;
+  for (const CastOptions& o : OptionsThatMatter(dt)) {
+    ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, o).ok());
     loop.Run([&] {
-      if (regular.empty()) {
-        first = ActiveTargetName();
-        regular.resize(out_bytes);
-        Override never(SIZE_MAX);
-        row.kernel(src.data(), regular.data(), count, CastOptions{});
-      }
-      std::fill(big.begin(), big.end(), kGuard);
-      {
-        Override early(1024);
-        row.kernel(src.data(), big.data() + offset, count, CastOptions{});
-      }
+      got.Reset();
+      ASSERT_TRUE(test::CastThroughPlan(src.data(), st, got.data(), dt, count, o))
+          << Describe(st, dt, o) << ": no route in the plan (Cast would use the scalar reference)";
       size_t i = 0;
-      if (FirstDifference(big.data() + offset, regular.data(), out_bytes, &i)) {
-        FAIL() << Describe(row, CastOptions{}) << ": count " << count << ", byte " << i
-               << " differs from the call without streaming on " << first;
+      if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
+        FAIL() << Describe(st, dt, o) << ": count " << count << ", "
+               << FirstDifferenceMessage(st, src.data(), dt, got.data(), want, i);
       }
-      for (size_t g = 0; g < kGuardBytes; ++g) {
-        ASSERT_EQ(big[offset + out_bytes + g], kGuard)
-            << Describe(row, CastOptions{}) << ": count " << count << " wrote past the output";
-      }
+      ASSERT_TRUE(got.GuardsIntact()) << Describe(st, dt, o) << ": count " << count;
     });
     if (HasFailure()) return;
   }
 }
 
-// The paths of pairs without a kernel of their own stream outputs of 4 MiB and more too:
-// the blocked two-step hub encodes each block into an L1 stage and copies it out with
-// non-temporal stores from the first 64-byte-aligned output byte on, the table lookup
-// streams from the first vector-aligned one (lib/dispatch/cast_kernels.cc,
-// lut_kernels.cc). Here the threshold is lowered to 1 KiB, and every numeric pair without
-// a registry row must give the reference's bytes with and without streaming, at
-// destinations 0, 8, 16 and 3 bytes past a 64-byte boundary (the last: a head that is not
-// a whole number of elements for most targets, which falls back to regular stores), with
-// the guard bytes after the output intact.
-TEST(KernelTest, HubStreamedOutputsMatchRegularStores) {
-  struct Override {
-    explicit Override(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
-    ~Override() { tuning::SetStreamBytesForTest(0); }
-  };
+// Counts just below tuning::kTableMinCount and 3 * kTableMinCount + 37 (from
+// kTableMinCount on, pairs of small-code types may be cast by table lookup, where the plan
+// gives them a table; others keep their route), every option set that matters, source
+// and destination at offsets 0/0, 1/2, 3/1 and 2/4 bytes (odd and even), the last two with
+// streaming stores from 1 KiB on (wider targets stream from the even offset).
+TEST_P(CastPlan, CountsAroundTableMinCountMisalignedAndStreamedOnEveryTarget) {
+  const DataType st = GetParam().src, dt = GetParam().dst;
   TargetLoop loop;
-  std::vector<DataType> types;
-  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
-    const auto t = static_cast<DataType>(code);
-    if (IsCastable(t) && t != DataType::kString) types.push_back(t);
-  }
-  const size_t count = 20 * 1024 + 37;  // blocks of 1024, a partial one, any head
-  size_t pairs = 0;
-  for (DataType st : types) {
-    size_t total = 0;
-    const Bytes& pattern = Source(st, &total);
-    Bytes src(StorageBytes(st, count));
-    const size_t pattern_bytes = StorageBytes(st, total & ~size_t{7});  // whole bytes
-    for (size_t done = 0; done < src.size(); done += pattern_bytes) {
-      std::memcpy(src.data() + done, pattern.data(), std::min(pattern_bytes, src.size() - done));
-    }
-    for (DataType dt : types) {
-      if (st == dt || dispatch::FindKernel(st, dt) != nullptr) continue;
-      const size_t out_bytes = StorageBytes(dt, count);
-      Bytes want(out_bytes);
-      ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, CastOptions{}).ok());
-      Bytes big(out_bytes + 128 + kGuardBytes);
-      const size_t aligned = (64 - reinterpret_cast<uintptr_t>(big.data()) % 64) % 64;
-      ++pairs;
-      loop.Run([&] {
-        for (size_t past : {size_t{0}, size_t{8}, size_t{16}, size_t{3}}) {
-          for (size_t stream_bytes : {size_t{1024}, ~size_t{0}}) {
-            const size_t offset = aligned + past;
-            std::fill(big.begin(), big.end(), kGuard);
-            {
-              Override stream(stream_bytes);
-              ASSERT_TRUE(dispatch::CastWithPlan(src.data(), st, big.data() + offset, dt, count,
-                                                 CastOptions{}));
-            }
-            size_t i = 0;
-            if (FirstDifference(big.data() + offset, want.data(), out_bytes, &i)) {
-              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << ": destination " << past
-                     << " bytes past 64, streaming from " << stream_bytes << " bytes on "
-                     << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
-                     << ", got " << test::Hex(big[offset + i]);
-            }
-            for (size_t g = 0; g < kGuardBytes; ++g) {
-              ASSERT_EQ(big[offset + out_bytes + g], kGuard)
-                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote past the output";
-            }
-            for (size_t g = 0; g < offset; ++g) {
-              ASSERT_EQ(big[g], kGuard)
-                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote before the output";
-            }
+  for (size_t count : {tuning::kTableMinCount - 1, 3 * tuning::kTableMinCount + 37}) {
+    const Bytes pattern = RepeatedSource(st, count);
+    const size_t src_bytes = pattern.size();
+    const size_t out_bytes = StorageBytes(dt, count);
+    for (const CastOptions& o : OptionsThatMatter(dt)) {
+      for (size_t src_offset : {size_t{0}, size_t{1}, size_t{3}, size_t{2}}) {
+        const size_t dst_offset = (src_offset * 7) % 5;  // 0, 2, 1, 4
+        const size_t stream_bytes = src_offset >= 2 ? 1024 : 0;
+        Bytes src(src_offset + src_bytes);
+        std::memcpy(src.data() + src_offset, pattern.data(), src_bytes);
+        Bytes want(out_bytes);
+        ASSERT_TRUE(reference::Cast(src.data() + src_offset, st, want.data(), dt, count, o).ok());
+        GuardedBuffer got(out_bytes, dst_offset);
+        loop.Run([&] {
+          got.Reset();
+          {
+            StreamBytesOverride stream(stream_bytes);
+            ASSERT_TRUE(
+                test::CastThroughPlan(src.data() + src_offset, st, got.data(), dt, count, o))
+                << Describe(st, dt, o) << ": no route in the plan";
           }
-        }
-      });
-      if (HasFailure()) return;
-    }
-  }
-  EXPECT_GT(pairs, 0u);
-  std::printf("%zu pairs through the hub or the table, streamed and not, on each target\n", pairs);
-}
-
-TEST(KernelTest, CountsAndMisalignment) {
-  TargetLoop loop;
-  size_t rows = 0;
-  const dispatch::KernelRow* table = dispatch::KernelRows(&rows);
-  const size_t max_count = 4 * HWY_MAX_BYTES + 1;  // 4 vectors + 1 of the widest target
-  for (size_t r = 0; r < rows; ++r) {
-    const dispatch::KernelRow& row = table[r];
-    size_t total = 0;
-    const Bytes& src = Source(row.src, &total);
-    for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
-      for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
-        CheckRow(loop, row, src, count, offset, (offset * 7) % 5, CastOptions{});
+          size_t i = 0;
+          if (FirstDifference(got.data(), want.data(), out_bytes, &i)) {
+            FAIL() << Describe(st, dt, o) << ": count " << count << ", offsets " << src_offset
+                   << "/" << dst_offset << ", streaming from " << stream_bytes << " bytes, "
+                   << FirstDifferenceMessage(st, src.data() + src_offset, dt, got.data(), want, i);
+          }
+          ASSERT_TRUE(got.GuardsIntact()) << Describe(st, dt, o) << ": count " << count;
+        });
         if (HasFailure()) return;
       }
     }
   }
 }
 
-}  // namespace
-}  // namespace tensorcast
-
-namespace tensorcast {
-namespace {
-
-// Pairs of a type with at most 8 bits and a type with at most 8 or exactly 16 bits, or a
-// 32/64-bit integer type, go through a table lookup from dispatch::CastWithPlan' 4096
-// elements on where cast_kernels.cc picks it (per pair and target: IsTableTarget,
-// TableBeatsKernel, LutPlanes; lib/dispatch/lut_kernels.cc; the table comes from the
-// kernel path, the lookup itself is checked here): every such pair and option set,
-// whichever path it takes, every source code repeated to 3 * 4096 + 37 elements, at
-// misaligned source and target offsets (odd and even), with and without streaming stores
-// (threshold lowered to 1 KiB; wider targets stream from the even offset), against the
-// reference, with the guard bytes after the output intact.
-TEST(KernelTest, SmallCodePairsByTableLookup) {
-  struct StreamOverride {
-    explicit StreamOverride(size_t bytes) { tuning::SetStreamBytesForTest(bytes); }
-    ~StreamOverride() { tuning::SetStreamBytesForTest(0); }
-  };
+// The routes stream large outputs too: a kernel after a head that aligns the output; the
+// two-step route encodes each block into an L1 stage and copies it out with non-temporal
+// stores from the first 64-byte-aligned output byte on; the table lookup streams from the
+// first vector-aligned one. Here the threshold is lowered to 1 KiB, and the pair must give
+// the reference's bytes with and without streaming for 20 blocks of 1024 elements and a
+// partial one, at destinations 0, 8, 16 and 3 bytes past a 64-byte boundary (the last: a
+// head that is not a whole number of elements for most types, which falls back to regular
+// stores).
+TEST_P(CastPlan, StreamedOutputsAtEveryAlignmentMatchReferenceOnEveryTarget) {
+  const DataType st = GetParam().src, dt = GetParam().dst;
   TargetLoop loop;
-  std::vector<DataType> sources, targets;
-  for (int code = 1; code <= kMaxDataTypeCode; ++code) {
-    const auto t = static_cast<DataType>(code);
-    if (!IsCastable(t) || t == DataType::kString) continue;
-    if (BitWidth(t) <= 8) sources.push_back(t);
-    if (BitWidth(t) <= 8 || BitWidth(t) == 16 || t == DataType::kInt32 || t == DataType::kUint32 ||
-        t == DataType::kInt64 || t == DataType::kUint64) {
-      targets.push_back(t);
-    }
-  }
-  const size_t count = 3 * 4096 + 37;
-  size_t checks = 0;
-  for (DataType st : sources) {
-    size_t total = 0;
-    const Bytes& pattern = Source(st, &total);
-    const size_t pattern_bytes = StorageBytes(st, total);  // every code, whole bytes
-    const size_t src_bytes = StorageBytes(st, count);
-    for (DataType dt : targets) {
-      if (dt == st) continue;
-      std::vector<CastOptions> options = {CastOptions{}};
-      if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
-          dt == DataType::kFloat8E5M2 || dt == DataType::kFloat8E5M2FNUZ) {
-        options.push_back(CastOptions{false, RoundMode::kUp});
-      }
-      if (dt == DataType::kFloat8E8M0) {
-        for (bool sat : {true, false}) {
-          for (RoundMode m : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
-            options.push_back(CastOptions{sat, m});
-          }
+  const size_t count = 20 * 1024 + 37;
+  const Bytes src = RepeatedSource(st, count);
+  const size_t out_bytes = StorageBytes(dt, count);
+  Bytes want(out_bytes);
+  ASSERT_TRUE(reference::Cast(src.data(), st, want.data(), dt, count, CastOptions{}).ok());
+  for (size_t past : {size_t{0}, size_t{8}, size_t{16}, size_t{3}}) {
+    GuardedBuffer big = GuardedBuffer::AtAddress(out_bytes, 64, past);
+    loop.Run([&] {
+      for (size_t stream_bytes : {size_t{1024}, SIZE_MAX}) {
+        big.Reset();
+        {
+          StreamBytesOverride stream(stream_bytes);
+          ASSERT_TRUE(test::CastThroughPlan(src.data(), st, big.data(), dt, count, CastOptions{}))
+              << Describe(st, dt, CastOptions{}) << ": no route in the plan";
         }
-      }
-      const size_t out_bytes = StorageBytes(dt, count);
-      for (const CastOptions& o : options) {
-        for (size_t src_offset : {size_t{0}, size_t{1}, size_t{3}, size_t{2}}) {
-          const size_t dst_offset = (src_offset * 7) % 5;  // 0, 2, 1, 4
-          const size_t stream_bytes = src_offset >= 2 ? 1024 : 0;
-          Bytes src(src_offset + src_bytes);
-          for (size_t done = 0; done < src_bytes; done += pattern_bytes) {
-            std::memcpy(src.data() + src_offset + done, pattern.data(),
-                        std::min(pattern_bytes, src_bytes - done));
-          }
-          Bytes want(out_bytes), got(dst_offset + out_bytes + kGuardBytes);
-          ASSERT_TRUE(reference::Cast(src.data() + src_offset, st, want.data(), dt, count, o).ok());
-          ++checks;
-          loop.Run([&] {
-            std::fill(got.begin(), got.end(), kGuard);
-            {
-              StreamOverride stream(stream_bytes);
-              ASSERT_TRUE(dispatch::CastWithPlan(src.data() + src_offset, st,
-                                                 got.data() + dst_offset, dt, count, o))
-                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " on " << ActiveTargetName();
-            }
-            size_t i = 0;
-            if (FirstDifference(got.data() + dst_offset, want.data(), out_bytes, &i)) {
-              FAIL() << DataTypeName(st) << " -> " << DataTypeName(dt) << " saturate=" << o.saturate
-                     << " round_mode=" << RoundModeName(o.round_mode) << " offsets " << src_offset
-                     << "/" << dst_offset << " streaming " << stream_bytes << " on "
-                     << ActiveTargetName() << ": byte " << i << " expected " << test::Hex(want[i])
-                     << ", got " << test::Hex(got[dst_offset + i]);
-            }
-            for (size_t g = 0; g < kGuardBytes; ++g) {
-              ASSERT_EQ(got[dst_offset + out_bytes + g], kGuard)
-                  << DataTypeName(st) << " -> " << DataTypeName(dt) << " wrote past the output";
-            }
-          });
-          if (HasFailure()) return;
+        size_t i = 0;
+        if (FirstDifference(big.data(), want.data(), out_bytes, &i)) {
+          FAIL() << Describe(st, dt, CastOptions{}) << ": destination " << past
+                 << " bytes past 64, streaming from " << stream_bytes << " bytes, "
+                 << FirstDifferenceMessage(st, src.data(), dt, big.data(), want, i);
         }
+        ASSERT_TRUE(big.GuardsIntact())
+            << Describe(st, dt, CastOptions{}) << ": destination " << past << " bytes past 64";
       }
-    }
+    });
+    if (HasFailure()) return;
   }
-  EXPECT_GT(checks, 0u);
-  std::printf("%zu pair/option/offset combinations by table lookup on each target\n", checks);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// Split (include/tensorcast/split.h): the ONNX spec examples (onnx-reference-semantics.md
-// §11 and §12 test_split_*), property tests against an element-by-element model
-// (concatenating the outputs gives the input back) over random shapes of rank 1..6,
-// random axes and sizes with zeros, every element type incl. packed 4-/2-bit types with
-// mid-byte boundaries and strings, guard bytes around every output; every validation
-// error of semantics.md §4 with its message; the opset helper (SplitSizes) incl. every
-// row of the §11.2 table. Kernel tests run on every compiled Highway target.
+// Split (include/tensorcast/split.h): the ONNX conformance examples (test_split_*),
+// property tests against an element-by-element model (concatenating the outputs gives
+// the input back) over random shapes of rank 1..6, random axes and sizes with zeros,
+// every element type incl. packed 4-/2-bit types with mid-byte boundaries and strings,
+// every numeric output in a test::GuardedBuffer; every validation error with its message
+// (an invalid call returns an error and writes nothing); the opset helper (SplitSizes)
+// incl. the reference's ceil rule for num_outputs. The property tests run on every
+// compiled Highway target (test/target_loop.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,34 +16,22 @@
 #include <string>
 #include <vector>
 
-#include "hwy/targets.h"
 #include "lib/split_check.h"
 #include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
+#include "test/target_loop.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
 
 using DT = DataType;
-using Bytes = std::vector<uint8_t>;
-
-constexpr uint8_t kGuard = 0xA5;
-constexpr size_t kGuardBytes = 16;
+using test::Bytes;
+using test::GuardedBuffer;
+using test::kStringGuard;
+using test::TargetLoop;
 
 // ------------------------------------------------------------ helpers
-
-// Runs `body` once per Highway target that is compiled and supported here.
-template <class Body>
-void ForEachTarget(const Body& body) {
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    // The library dispatches to the forced target (same HWY_TARGETS in both).
-    EXPECT_STREQ(ActiveTargetName(), hwy::TargetName(target));
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
 
 size_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   size_t p = 1;
@@ -86,13 +75,12 @@ Tensor RandomTensor(DT type, size_t count, std::mt19937_64& rng) {
   return t;
 }
 
-// The model: element (o, j, k) of output i is element (o, offset_i + j, k) of the input.
-// Checks outputs against it, the zero padding of packed outputs, and the guards.
+// The outputs of one Split call. Numeric outputs are test::GuardedBuffers; string outputs
+// end in a test::kStringGuard sentinel element.
 struct OutputBuffers {
   DT type;
   std::vector<size_t> counts;
-  std::vector<Bytes> raw;                         // >= kGuardBytes, data, kGuardBytes
-  std::vector<size_t> start;                      // offset of the data in raw[i]
+  std::vector<GuardedBuffer> raw;                 // numeric outputs
   std::vector<std::vector<std::string>> strings;  // count + 1 sentinel
   std::vector<void*> ptrs;
 
@@ -102,27 +90,29 @@ struct OutputBuffers {
                 size_t misalign_mod = 16)
       : type(t), counts(c) {
     const size_t n = counts.size();
-    raw.resize(n);
-    start.resize(n);
+    raw.reserve(n);
     strings.resize(n);
     ptrs.resize(n);
     for (size_t i = 0; i < n; ++i) {
       if (type == DT::kString) {
         strings[i].assign(counts[i] + 1, std::string("stale value that must be replaced"));
-        strings[i].back() = "guard";
+        strings[i].back() = kStringGuard;
         ptrs[i] = strings[i].data();
+        raw.emplace_back(0);
       } else {
-        raw[i].assign(2 * kGuardBytes + 64 + misalign_mod + StorageBytes(type, counts[i]), kGuard);
-        const uintptr_t base = reinterpret_cast<uintptr_t>(raw[i].data()) + kGuardBytes;
-        start[i] = kGuardBytes + (64 - base % 64) % 64 + rng() % misalign_mod;
-        ptrs[i] = raw[i].data() + start[i];
+        raw.push_back(
+            GuardedBuffer::AtAddress(StorageBytes(type, counts[i]), 64, rng() % misalign_mod));
+        ptrs[i] = raw[i].data();
       }
       if (null_empty && counts[i] == 0) ptrs[i] = nullptr;
     }
   }
 
-  const uint8_t* Data(size_t i) const { return raw[i].data() + start[i]; }
+  const uint8_t* Data(size_t i) const { return raw[i].data(); }
 };
+
+// The model: element (o, j, k) of output i is element (o, offset_i + j, k) of the input.
+// Checks the outputs against it, the zero padding of packed outputs, and the guards.
 
 ::testing::AssertionResult CheckSplit(const Tensor& in, const std::vector<int64_t>& shape,
                                       size_t axis, const std::vector<int64_t>& sizes,
@@ -148,24 +138,14 @@ struct OutputBuffers {
           }
         }
       }
-      if (out.strings[i].back() != "guard") {
+      if (out.strings[i].back() != kStringGuard) {
         return ::testing::AssertionFailure() << "output " << i << ": string guard overwritten";
       }
     } else {
-      const Bytes& raw = out.raw[i];
       const size_t data_bytes = StorageBytes(in.type, count);
-      for (size_t g = 0; g < out.start[i]; ++g) {
-        if (raw[g] != kGuard) {
-          return ::testing::AssertionFailure() << "output " << i << ": guard before overwritten";
-        }
-      }
-      for (size_t g = out.start[i] + data_bytes; g < raw.size(); ++g) {
-        if (raw[g] != kGuard) {
-          return ::testing::AssertionFailure()
-                 << "output " << i << ": guard byte " << g - out.start[i] - data_bytes << " after "
-                 << data_bytes << " bytes overwritten";
-        }
-      }
+      const ::testing::AssertionResult guards = out.raw[i].GuardsIntact();
+      if (!guards)
+        return ::testing::AssertionFailure() << "output " << i << ": " << guards.message();
       const uint8_t* got = out.Data(i);
       for (size_t o = 0; o < outer; ++o) {
         const size_t src0 = (o * d + offset) * inner, dst0 = o * s * inner;
@@ -256,7 +236,7 @@ std::vector<float> Iota(size_t n) {
   return v;
 }
 
-TEST(SplitSpec, ConformanceExamples) {
+TEST(SplitSpec, OnnxConformanceExamplesGiveTheExpectedOutputs) {
   const std::vector<SpecCase> cases = {
       {"test_split_1d_uneven_split_opset18",
        18,
@@ -372,9 +352,9 @@ TEST(SplitSpec, ConformanceExamples) {
   }
 }
 
-// ref §11.2: `split` attribute on [2, 6] along axis 1 (the operator doc's example) with a
-// negative axis, and axis 0 of a 3-D tensor.
-TEST(SplitSpec, NegativeAxisAndRank3) {
+// ref: the reference's Split: `split` attribute on [2, 6] along axis 1 (the operator doc's example)
+// with a negative axis, and axis 0 of a 3-D tensor.
+TEST(SplitSpec, NegativeAxisAndRank3TensorGiveTheExpectedOutputs) {
   const std::vector<float> input = Iota(12);
   const int64_t shape[2] = {2, 6};
   const int64_t sizes[2] = {2, 4};
@@ -394,9 +374,9 @@ TEST(SplitSpec, NegativeAxisAndRank3) {
   EXPECT_EQ(z, (std::vector<float>{5, 6, 7, 8, 9, 10, 11, 12, 17, 18, 19, 20, 21, 22, 23, 24}));
 }
 
-// ref §2.2 packing: INT4 [5, 5] (-8..7 wrapping, the Cast conformance input) split along
-// axis 1 into 2 + 3: rows of 5 nibbles start mid-byte in the source.
-TEST(SplitSpec, Int4PackedIndependently) {
+// ref: ONNX packing of 4-/2-bit types packing: INT4 [5, 5] (-8..7 wrapping, the Cast conformance
+// input) split along axis 1 into 2 + 3: rows of 5 nibbles start mid-byte in the source.
+TEST(SplitSpec, Int4OutputsArePackedIndependently) {
   // Elements e = 0..24 with values (e & 15): bytes 0x10, 0x32, ...
   Bytes in(13);
   for (size_t e = 0; e < 25; ++e) in[e / 2] |= static_cast<uint8_t>((e & 15) << (4 * (e % 2)));
@@ -428,8 +408,9 @@ TEST(SplitSpec, StringsAreCopied) {
 
 // Random shapes of rank 1..6 (dims 0..6, some larger), random axes (negative too),
 // random sizes with zeros, every type; outputs misaligned, guarded, empty ones null.
-TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
-  ForEachTarget([] {
+TEST(SplitProperty, RandomShapesOfEveryTypeMatchTheModelOnEveryTarget) {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0x5B11Full);
     for (DT type : AllTypes()) {
       SCOPED_TRACE(DataTypeName(type));
@@ -462,8 +443,9 @@ TEST(SplitProperty, RandomShapesEveryTypeEveryTarget) {
 
 // Every block length 1..200 bytes (the fixed-size, small and memcpy paths) and every
 // split point of a packed row: [37, W] along the last axis, and along axis 0.
-TEST(SplitProperty, EveryBlockLengthEveryTarget) {
-  ForEachTarget([] {
+TEST(SplitProperty, EveryBlockLengthAndPackedCutMatchesTheModelOnEveryTarget) {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0xB10Cull);
     for (DT type : {DT::kUint8, DT::kFloat16, DT::kFloat, DT::kComplex128}) {
       SCOPED_TRACE(DataTypeName(type));
@@ -499,11 +481,12 @@ TEST(SplitProperty, EveryBlockLengthEveryTarget) {
 
 // Equal splits of short rows into 2..4 blocks of 1, 2, 4 or 8 bytes (the lane
 // deinterleave path when aligned, the block loops otherwise), streamed or not.
-TEST(SplitProperty, EqualSplitsOfShortRows) {
+TEST(SplitProperty, EqualSplitsOfShortRowsMatchTheModelStreamedOrNotOnEveryTarget) {
   std::mt19937_64 rng(0xDE1Aull);
+  TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {  // 0: default, 1: stream everything
     const size_t old = tuning::SetStreamBytesForTest(threshold);
-    ForEachTarget([&] {
+    loop.Run([&] {
       for (DT type : {DT::kUint8, DT::kFloat16, DT::kFloat, DT::kDouble, DT::kComplex64}) {
         for (int64_t parts = 2; parts <= 4; ++parts) {
           for (int64_t per : {int64_t{1}, int64_t{2}}) {
@@ -530,11 +513,12 @@ TEST(SplitProperty, EqualSplitsOfShortRows) {
 // Blocks of >= 256 bytes, copied row by row: aligned outputs with blocks that are
 // multiples of 32 bytes (the head/tail-free loop), other lengths, misaligned outputs,
 // streamed or not.
-TEST(SplitProperty, RowByRowBlocks) {
+TEST(SplitProperty, RowByRowBlocksMatchTheModelStreamedOrNotOnEveryTarget) {
   std::mt19937_64 rng(0x20Bull);
+  TargetLoop loop;
   for (size_t threshold : {size_t{0}, size_t{1}}) {
     const size_t old = tuning::SetStreamBytesForTest(threshold);
-    ForEachTarget([&] {
+    loop.Run([&] {
       for (int64_t k : {64, 72, 100, 128, 200, 257}) {
         const std::vector<int64_t> shape = {2, 9, 4 * k};
         const Tensor in = RandomTensor(DT::kFloat, Product(shape, 0, 3), rng);
@@ -554,8 +538,9 @@ TEST(SplitProperty, RowByRowBlocks) {
 }
 
 // Long packed runs (the vector funnel-shift loop) with every source/destination bit phase.
-TEST(SplitProperty, LongPackedRunsEveryPhase) {
-  ForEachTarget([] {
+TEST(SplitProperty, LongPackedRunsMatchTheModelAtEveryBitPhaseOnEveryTarget) {
+  TargetLoop loop;
+  loop.Run([] {
     std::mt19937_64 rng(0x1417ull);
     for (DT type : {DT::kInt4, DT::kInt2}) {
       for (int64_t first = 0; first < 9; ++first) {
@@ -578,13 +563,14 @@ TEST(SplitProperty, LongPackedRunsEveryPhase) {
 // The non-temporal store path (normally for sources >= 16 MiB), forced on through the
 // test hook: misaligned outputs, blocks that are not multiples of a vector, the
 // streamed and the normal block sizes mixed, every target.
-TEST(SplitProperty, StreamingPath) {
+TEST(SplitProperty, StreamedOutputsMatchTheModelOnEveryTarget) {
   const size_t old = tuning::SetStreamBytesForTest(1);
   std::mt19937_64 rng(0xB16ull);
   // Long rows (blocks streamed directly) and short rows (small blocks gathered in a
   // stage, then streamed as one run).
   const int64_t kRowBytes[] = {3000, 64, 36};
-  ForEachTarget([&] {
+  TargetLoop loop;
+  loop.Run([&] {
     for (DT type : {DT::kFloat, DT::kUint8, DT::kComplex128}) {
       for (int64_t row_bytes : kRowBytes) {
         const std::vector<int64_t> shape = {15000 / row_bytes, row_bytes / (BitWidth(type) / 8)};
@@ -752,8 +738,9 @@ struct SizesCase {
   std::vector<int64_t> want;
 };
 
-// ref §11.2 table: every row, through SplitSizesFromNumOutputs and Split-18 num_outputs.
-TEST(SplitSizesTest, NumOutputsCeilRuleTable) {
+// ref: the reference's Split table: every row, through SplitSizesFromNumOutputs and Split-18
+// num_outputs.
+TEST(SplitSizesTest, NumOutputsFollowsTheCeilRule) {
   const std::vector<SizesCase> rows = {
       {7, 3, {3, 3, 1}},    {8, 3, {3, 3, 2}},       {7, 4, {2, 2, 2, 1}},
       {6, 4, {2, 2, 2, 0}}, {5, 4, {2, 2, 1, 0}},    {2, 4, {1, 1, 0, 0}},
@@ -794,7 +781,7 @@ TEST(SplitSizesTest, NumOutputsErrors) {
   EXPECT_EQ(SplitSizesFromNumOutputs(5, 2, nullptr).code(), StatusCode::kInvalidArgument);
 }
 
-TEST(SplitSizesTest, Versions) {
+TEST(SplitSizesTest, VersionMapsOpsetsToSplitSchemas) {
   EXPECT_EQ(SplitVersion(0), 0);
   EXPECT_EQ(SplitVersion(-5), 0);
   EXPECT_EQ(SplitVersion(1), 1);

@@ -1,8 +1,9 @@
 // sweep_f32_test: all 2^32 float32 bit patterns -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2,
 // FLOAT8E5M2FNUZ and FLOAT4E2M1, each with saturate = 1 and 0, through tensorcast::Cast in
-// blocks, compared bit for bit with the encoders of shared/onnx-reference-semantics.md 4.3
-// (float8) and 6.2 (float4e2m1), transcribed below. Those algorithms were verified there
-// against ml_dtypes over all float32 inputs, and semantics.md section 2 adopts them.
+// blocks, compared bit for bit with independent transcriptions of the ONNX reference's
+// encoders (onnx/reference/ops/op_cast.py and onnx/numpy_helper.py: float8 with and
+// without saturation, float4e2m1), which agree with ml_dtypes on every float32 input and
+// which tensorcast follows (docs/semantics.md).
 //
 // Prints, per format and mode, the count checked and the mismatches (the first few with
 // their bits), the elapsed seconds, and finally "N passed, M failed". Exit status 1 on any
@@ -27,7 +28,7 @@ using tensorcast::CastOptions;
 using tensorcast::DataType;
 
 // ---------------------------------------------------------------------------------------
-// onnx-reference-semantics.md 4.3, transcribed.
+// The ONNX reference's float32 -> float8 encoder, transcribed.
 
 struct Float8Params {
   int m;  // mantissa bits
@@ -71,7 +72,8 @@ uint8_t EncodeFloat8(uint32_t bits, const Float8Params& p, bool saturate) {
   return static_cast<uint8_t>((s << 7) | r);
 }
 
-// onnx-reference-semantics.md 6.2, transcribed. `saturate` is ignored: float4 always saturates.
+// The ONNX reference's float32 -> float4e2m1 encoder, transcribed. `saturate` is ignored:
+// float4 always saturates.
 uint8_t EncodeFloat4(uint32_t bits) {
   const uint32_t s = bits >> 31;
   const uint32_t abs_bits = bits & 0x7FFFFFFFu;

@@ -1,7 +1,7 @@
-// The Highway targets the kernel tests run on, and a loop that forces tensorcast's
-// dispatch to each of them in turn (kernel_test, hub_kernel_test). A test computes its
-// expected output once (the reference is the slow part, especially under qemu) and
-// compares every target's output against it.
+// test::TargetLoop, the one way a test runs its checks on every Highway target: it forces
+// tensorcast's dispatch to each target under test in turn. A test computes its expected
+// output once (the reference is the slow part, especially under qemu) and compares every
+// target's output against it.
 //
 // Targets under test: every compiled target this CPU supports
 // (hwy::SupportedAndGeneratedTargets(): best first, SCALAR last), or, when the
@@ -9,10 +9,11 @@
 // exactly those, in that order; a test fails if one of them is not compiled or not
 // supported on this CPU. The aarch64 ctest entries set it (test/CMakeLists.txt).
 //
-// Each test that used a TargetLoop prints, when it ends,
-//   [ TARGETS  ] Suite.Test: SVE2_128 SVE2 SVE NEON SCALAR
+// Every failure inside a loop names the target ("on target AVX2" in the trace). Each test
+// that used a TargetLoop prints, when it ends,
+//   [ TARGETS  ] Suite.Test/Param: SVE2_128 SVE2 SVE NEON SCALAR
 // listing the targets its checks completed on; test/run_on_target.sh --targets checks
-// these lines, so an entry fails unless its intended targets really ran.
+// these lines, so an aarch64 entry fails unless its intended targets really ran.
 #ifndef TENSORCAST_TEST_TARGET_LOOP_H_
 #define TENSORCAST_TEST_TARGET_LOOP_H_
 
@@ -65,8 +66,9 @@ inline std::vector<int64_t> TargetsUnderTest(std::string* error) {
 
 // One per test: Run(body) calls body() once per target under test with Highway's
 // dispatch forced to that target (hwy::SetSupportedTargetsForTest), after checking that
-// tensorcast dispatches there too. The destructor restores normal dispatch and prints
-// the [ TARGETS  ] line.
+// tensorcast dispatches there too; a test may call Run several times. The destructor
+// restores normal dispatch and prints the [ TARGETS  ] line: a target counts as completed
+// when every Run call of the test finished its body on it.
 class TargetLoop {
  public:
   TargetLoop() {
@@ -76,15 +78,18 @@ class TargetLoop {
       ADD_FAILURE() << error;
       targets_.clear();
     }
-    completed_.assign(targets_.size(), false);
+    completed_.assign(targets_.size(), true);
   }
   TargetLoop(const TargetLoop&) = delete;
   TargetLoop& operator=(const TargetLoop&) = delete;
 
   ~TargetLoop() {
     hwy::SetSupportedTargetsForTest(0);
+    // A skipped test ran nothing and claims nothing; any other test reports, even when
+    // it never called Run (an empty list, which run_on_target.sh rejects).
+    if (::testing::Test::IsSkipped()) return;
     std::string line;
-    for (size_t i = 0; i < targets_.size(); ++i) {
+    for (size_t i = 0; i < targets_.size() && ran_; ++i) {
       if (completed_[i]) line += std::string(" ") + hwy::TargetName(targets_[i]);
     }
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -97,6 +102,7 @@ class TargetLoop {
   template <class Body>
   bool Run(const Body& body) {
     if (targets_.empty()) return false;
+    ran_ = true;
     for (size_t i = 0; i < targets_.size(); ++i) {
       hwy::SetSupportedTargetsForTest(targets_[i]);
       const char* name = hwy::TargetName(targets_[i]);
@@ -104,20 +110,36 @@ class TargetLoop {
       if (std::string(ActiveTargetName()) != name) {
         ADD_FAILURE() << "forced Highway target " << name << ", but tensorcast dispatches to "
                       << ActiveTargetName();
+        MarkIncompleteFrom(i);
         return false;
       }
-      body();
-      if (::testing::Test::HasFatalFailure()) return false;
-      completed_[i] = true;
+      current_ = name;
+      {
+        SCOPED_TRACE(std::string("on target ") + name);
+        body();
+      }
+      current_ = nullptr;
+      if (::testing::Test::HasFatalFailure()) {
+        MarkIncompleteFrom(i);
+        return false;
+      }
     }
     return true;
   }
 
+  // The target the current body runs on (inside Run), else nullptr.
+  const char* target() const { return current_; }
   size_t size() const { return targets_.size(); }
 
  private:
+  void MarkIncompleteFrom(size_t i) {
+    for (; i < completed_.size(); ++i) completed_[i] = false;
+  }
+
   std::vector<int64_t> targets_;
   std::vector<bool> completed_;
+  bool ran_ = false;
+  const char* current_ = nullptr;
 };
 
 }  // namespace test

@@ -1,8 +1,13 @@
-// Small helpers shared by the GoogleTest suites: bit views of floats, hex printing
-// and raw byte buffers.
+// Small helpers shared by the GoogleTest suites: bit views of floats, hex printing,
+// raw byte buffers, and GuardedBuffer, the one way tests check that a call writes
+// nothing outside its output.
 #ifndef TENSORCAST_TEST_TEST_UTIL_H_
 #define TENSORCAST_TEST_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -69,6 +74,86 @@ Bytes Raw(const std::vector<T>& v) {
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
   return b;
 }
+
+// Guard bytes. An output buffer lives inside a larger allocation whose other bytes all
+// hold kGuardByte: at least kGuardBytes before the output (plus the padding that places
+// it at the requested offset or address) and exactly kGuardBytes after it. A call that
+// writes outside its output changes one of them, and GuardsIntact() says where.
+constexpr uint8_t kGuardByte = 0xA5;
+constexpr size_t kGuardBytes = 64;
+// STRING outputs (arrays of std::string) are followed by elements holding this sentinel,
+// which a call must leave unchanged.
+constexpr const char* kStringGuard = "guard";
+
+class GuardedBuffer {
+ public:
+  // `size` output bytes, `offset` bytes past the front guard (the front guard starts at a
+  // malloc-aligned address and is a multiple of 64 bytes, so `offset` is the output's
+  // misalignment from the allocator's alignment). The output bytes start as `fill`.
+  explicit GuardedBuffer(size_t size, size_t offset = 0, uint8_t fill = kGuardByte)
+      : size_(size), fill_(fill), bytes_(kGuardBytes + offset + size + kGuardBytes) {
+    start_ = kGuardBytes + offset;
+    Reset();
+  }
+
+  // `size` output bytes at an address that is `remainder` modulo `modulus`.
+  static GuardedBuffer AtAddress(size_t size, size_t modulus, size_t remainder,
+                                 uint8_t fill = kGuardByte) {
+    GuardedBuffer b(size, modulus, fill);
+    const uintptr_t front = reinterpret_cast<uintptr_t>(b.bytes_.data()) + kGuardBytes;
+    b.start_ = kGuardBytes + (modulus + remainder % modulus - front % modulus) % modulus;
+    b.Reset();
+    return b;
+  }
+
+  // Moves keep the allocation (and so the output's address); copies would not.
+  GuardedBuffer(GuardedBuffer&&) = default;
+  GuardedBuffer& operator=(GuardedBuffer&&) = default;
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+
+  uint8_t* data() { return bytes_.data() + start_; }
+  const uint8_t* data() const { return bytes_.data() + start_; }
+  size_t size() const { return size_; }
+  uint8_t operator[](size_t i) const { return bytes_[start_ + i]; }
+  // A copy of the output bytes.
+  Bytes Output() const { return Bytes(data(), data() + size_); }
+
+  // Guards back to kGuardByte, the output bytes to the fill given at construction.
+  void Reset() {
+    std::fill(bytes_.begin(), bytes_.end(), kGuardByte);
+    std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(start_),
+              bytes_.begin() + static_cast<std::ptrdiff_t>(start_ + size_), fill_);
+  }
+
+  // Success when no byte outside the output has changed; otherwise names the first
+  // changed byte before and after the output.
+  ::testing::AssertionResult GuardsIntact() const {
+    std::string problems;
+    for (size_t i = 0; i < start_; ++i) {
+      if (bytes_[i] != kGuardByte) {
+        problems += "wrote " + std::to_string(start_ - i) + " bytes before the output";
+        break;
+      }
+    }
+    for (size_t i = start_ + size_; i < bytes_.size(); ++i) {
+      if (bytes_[i] != kGuardByte) {
+        if (!problems.empty()) problems += "; ";
+        problems += "wrote byte " + std::to_string(i - start_) + " of a " + std::to_string(size_) +
+                    "-byte output";
+        break;
+      }
+    }
+    if (problems.empty()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << problems;
+  }
+
+ private:
+  size_t size_;
+  uint8_t fill_;
+  Bytes bytes_;
+  size_t start_ = 0;
+};
 
 }  // namespace test
 }  // namespace tensorcast

@@ -65,7 +65,7 @@ namespace {
 
 HWY_EXPORT(TruncateWrongLanes);
 
-TEST(TruncateTest, TruncateToBytesIsModularOnEveryVectorSize) {
+TEST(TruncateToBytes, IsModularOnEveryVectorSizeAndTarget) {
   test::TargetLoop loop;
   loop.Run([] {
     EXPECT_EQ(HWY_DYNAMIC_DISPATCH(TruncateWrongLanes)(), 0u) << "on " << ActiveTargetName();

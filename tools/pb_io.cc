@@ -1,7 +1,7 @@
 // .pb reading and writing: one serialized onnx.TensorProto per file.
 //
-// Reading follows the ONNX TensorProto rules (docs/semantics.md, "Packing"): raw_data (little-endian,
-// sub-byte types packed) when present, otherwise the typed field of the data type:
+// Reading follows the ONNX TensorProto rules (docs/semantics.md, "Packing"): raw_data
+// (little-endian, sub-byte types packed) when present, otherwise the typed field of the data type:
 //   float_data   FLOAT, COMPLEX64      double_data  DOUBLE, COMPLEX128 (re, im pairs)
 //   int64_data   INT64                 uint64_data  UINT32, UINT64
 //   string_data  STRING

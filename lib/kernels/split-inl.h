@@ -16,7 +16,8 @@
 //     copies its block of every row with one loop of one block size (fixed-size
 //     inlined moves for 1..64 bytes, two overlapping moves for other sizes < 64).
 //     The tile stays in L1 while its blocks are copied: memory sees one pass.
-// Copies: vector loops of 32-byte vectors (512-bit copies measured slower), 8 per iteration with all loads before the stores, aligned stores from
+// Copies: vector loops of 32-byte vectors (512-bit copies measured slower), 8 per iteration with
+// all loads before the stores, aligned stores from
 //   kAlignMin bytes on (a misaligned output would split every store across two cache
 //   lines), an overlapping last vector. Exception: a contiguous block (outer == 1) of
 //   kMemcpyMinBlock bytes or more that is not streamed goes to memcpy, which measured

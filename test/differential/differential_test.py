@@ -14,11 +14,12 @@ exactly one category, and for each category an independent oracle must agree wit
 tensorcast's bits: exact fractions.Fraction arithmetic, formats decoded and enumerated
 here (not through numpy or ml_dtypes), rounding ties-to-even, the integer rules computed
 exactly. A configuration passes when all its elements match the reference or fall in a
-category of DOCUMENTED (shared/semantics.md section 3, plus two rules written elsewhere
-in semantics.md). The UNDOCUMENTED categories name differences that semantics.md does not
-(yet) cover; they fail until the library or the document changes. Anything else is
-UNEXPLAINED and fails. tensorcast's CastLike must equal its Cast, and every invalid
-string of semantics.md section 4 must give PARSE_ERROR naming its index.
+category of DOCUMENTED (tensorcast's deliberate differences from the reference, each a
+rule of docs/semantics.md). The UNDOCUMENTED categories name differences that
+docs/semantics.md does not (yet) cover; they fail until the library or the document
+changes. Anything else is UNEXPLAINED and fails. tensorcast's CastLike must equal its
+Cast, and every string that tensorcast's number syntax rejects must give PARSE_ERROR
+naming its index.
 
 Before that, the oracle checks itself against the reference where both implement the
 same rule (float32 -> every small float, double -> float, e8m0 of normal floats, decoding
@@ -109,7 +110,7 @@ def code_dtype(t):
 
 
 # ----------------------------------------------------------------------------------
-# Categories: shared/semantics.md section 3 (plus where each rule is written down)
+# Categories: tensorcast's deliberate differences (the rule each follows is in CATEGORY_DOC)
 # ----------------------------------------------------------------------------------
 
 CAT_ONE_ROUNDING = "double/int64 -> small float: one rounding"
@@ -127,11 +128,11 @@ CAT_ML_STRING = "bf16/float8/float4/e8m0/int4/int2 -> string: reference raises; 
 CAT_SNAN_F16 = "float32/float64 signalling NaN -> float16: quieted, top payload kept"
 UNEXPLAINED = "UNEXPLAINED"
 
-# Differences seen against onnx 1.23 / ml_dtypes 0.6 that no rule of semantics.md covers
-# (or where semantics.md s2 says "bit-exact" and is not). They are recognised so the
-# report can name them, and each is checked against the rule tensorcast applies today,
-# but they FAIL until the project decides: change the library to match the reference,
-# or document the difference (add a s3 row) and move the category to DOCUMENTED below.
+# Differences seen against onnx 1.23 / ml_dtypes 0.6 that no rule of docs/semantics.md
+# covers (or where it says "bit-exact with the reference" and is not). They are recognised
+# so the report can name them, and each is checked against the rule tensorcast applies
+# today, but they FAIL until the project decides: change the library to match the
+# reference, or document the difference and move the category to DOCUMENTED below.
 CAT_X_SNAN_WIDEN = "UNDOCUMENTED signalling NaN widened (f16/bf16/f32 -> f32/f64): " \
     "quiet bit differs from the reference"
 CAT_X_BF16_NAN_F16 = "UNDOCUMENTED bfloat16 NaN -> float16: tensorcast keeps payload bits, " \
@@ -150,23 +151,23 @@ CATEGORY_ORDER = [CAT_ONE_ROUNDING, CAT_INT32_ROUNDING, CAT_STR_FLOAT, CAT_E8M0_
                   CAT_X_SAME_TYPE_SAT, UNEXPLAINED]
 # Where the rule each category checks is documented. Categories not in DOCUMENTED fail.
 CATEGORY_DOC = {
-    CAT_ONE_ROUNDING: "s3 row 1",
-    CAT_INT32_ROUNDING: "s1 principle 1; s3 row 1 names only int64/uint64 sources",
-    CAT_STR_FLOAT: "s3 row 2",
-    CAT_E8M0_RULES: "s3 rows 3-4",
-    CAT_E8M0_EXACT: "s3 row 5",
-    CAT_E8M0_SUBNORMAL: "s1 principle 1 (generalises s3 row 5); not a s3 row yet",
-    CAT_FLOAT_INT: "s3 row 7",
-    CAT_STR_INT: "s3 row 8",
-    CAT_STR_BOOL: "s3 row 9",
-    CAT_STR_TYPEERROR: "s3 row 10",
-    CAT_NO_CAST: "ref s5.6/s7/s14; tensorcast rules of s2",
-    CAT_ML_STRING: "s2 number -> string; ref s14",
-    CAT_SNAN_F16: "s2 float16 NaN rule, explicit; not a s3 row yet",
-    CAT_X_SNAN_WIDEN: "s2 'Widening is exact'; the reference quiets f32/bf16 -> f64 only",
-    CAT_X_BF16_NAN_F16: "s2 says bit-exact with the reference; it is not",
-    CAT_X_INT32_EDGE: "s2 says bit-exact with the reference; it is not",
-    CAT_X_F8_INF_SUBINT: "s2 'NaN, +-Inf -> 0' for int4/int2; README differences table",
+    CAT_ONE_ROUNDING: "difference: double/int64/uint64 -> small float round once",
+    CAT_INT32_ROUNDING: "principle: one rounding of the exact value (difference lists 64-bit only)",
+    CAT_STR_FLOAT: "difference: string -> float is correctly rounded",
+    CAT_E8M0_RULES: "difference: e8m0 zero, Inf and out-of-range rules",
+    CAT_E8M0_EXACT: "difference: e8m0 'up' keeps an exact 2^-127",
+    CAT_E8M0_SUBNORMAL: "principle: one rounding (generalises the exact 2^-127 rule)",
+    CAT_FLOAT_INT: "difference: float -> int maps NaN to 0 and saturates",
+    CAT_STR_INT: "difference: string -> int",
+    CAT_STR_BOOL: "difference: string -> bool",
+    CAT_STR_TYPEERROR: "difference: string -> bf16/float8/float4/int4/int2 supported",
+    CAT_NO_CAST: "the reference has no cast; tensorcast's rules apply",
+    CAT_ML_STRING: "number -> string: shortest round-trip; the reference raises",
+    CAT_SNAN_F16: "float16 NaN rule (stated, not yet listed as a difference)",
+    CAT_X_SNAN_WIDEN: "'widening is exact'; the reference quiets f32/bf16 -> f64 only",
+    CAT_X_BF16_NAN_F16: "stated as bit-exact with the reference; it is not",
+    CAT_X_INT32_EDGE: "stated as bit-exact with the reference; it is not",
+    CAT_X_F8_INF_SUBINT: "'NaN, +-Inf -> 0' for int4/int2; README differences table",
     CAT_X_SAME_TYPE_SAT: "not covered (same-type Cast)",
     UNEXPLAINED: "-",
 }
@@ -386,7 +387,7 @@ def encode_binary(t, sign, mag):
 
 
 # ----------------------------------------------------------------------------------
-# tensorcast's rules (semantics.md), computed exactly: the oracle
+# tensorcast's rules (docs/semantics.md), computed exactly: the oracle
 # ----------------------------------------------------------------------------------
 
 
@@ -408,7 +409,7 @@ def overflow_code(t, sign, sat):
 
 
 def nan_code(t, v):
-    """NaN encodings of semantics.md s2 (sign kept where the format can)."""
+    """tensorcast's NaN encodings (sign kept where the format can)."""
     sign = v[1]
     payload, mbits = (v[2], v[3]) if v[0] == "nan" else (None, 0)
     if t == E4M3FN:
@@ -483,7 +484,7 @@ def e8m0_exponent(mag, rm):
 
 
 def e8m0_is_special(v, rm):
-    """True where semantics.md s3 rows 3-4 decide the result (Inf, zero, out of range)."""
+    """True where tensorcast's e8m0 rules decide the result (Inf, zero, out of range)."""
     if v[0] == "inf":
         return True
     if v[0] != "num":
@@ -520,7 +521,7 @@ def saturate_int(t, n):
 
 
 def float_to_int_code(t, v):
-    """Float source -> integer target (semantics.md s2 sub-byte wrap; s3 saturate)."""
+    """Float source -> integer target (sub-byte targets wrap; wider ones saturate)."""
     if t in SUB_INTS:
         if v[0] != "num":
             return 0
@@ -548,7 +549,7 @@ BOOL_WORD_RE = re.compile(r"^(true|false)$", re.I)
 
 @lru_cache(maxsize=None)
 def parse_string(s):
-    """Exact value of a numeric string per semantics.md s4, or None when invalid."""
+    """Exact value of a numeric string per tensorcast's number syntax, or None when invalid."""
     m = SPECIAL_RE.match(s)
     if m:
         sign = 1 if m.group(1) == "-" else 0
@@ -599,7 +600,7 @@ def string_oracle(t, s, sat, rm):
 
 
 def oracle(src, dst, v, sat, rm, code=None):
-    """tensorcast's result code for a decoded non-string source value (semantics.md)."""
+    """tensorcast's result code for a decoded non-string source value (docs/semantics.md)."""
     if src == dst and code is not None:
         return code                               # same type: the bits are copied
     if src == BOOL:
@@ -1078,7 +1079,7 @@ def exact_decimal(q):
 
 def make_strings(r, quick):
     out = []
-    # Every accepted spelling (semantics.md s4).
+    # Every accepted spelling of tensorcast's number syntax.
     out += ["0", "-0", "+0", "0.0", "-0.0", "1", "-1", "+1", "1.5", "-1.5", "+1.5", " 1.5",
             "1.5 ", "  -2.25  ", "\t3\n", "\n\r\t 4 \f\v", ".5", "5.", "-.5", "+5.", "1.e3",
             ".5e1", "1e-5", "1E8", "1e+8", "1E-05", "1e0", "1e-0", "1e00005", "000123",
@@ -1169,7 +1170,7 @@ def make_strings(r, quick):
     return [s for s in out if not (s in seen or seen.add(s))]
 
 
-# Strings tensorcast must reject (semantics.md s4), probed for every STRING -> number.
+# Strings tensorcast must reject (its number syntax), probed for every STRING -> number.
 BAD_STRINGS = ["abc", "", "0x10", "1.5abc", "1_000", " ", "1e", "e5", ".", "+", "-", "1.2.3",
                "--1", "+-1", "1e5.5", "in", "infinit", "infinityy", "nana", "nan(123)",
                "1 2", "\u0661", "0b1", "1,5", "\u221e", "0x1p3", "1e+", ". 5"]
@@ -1223,7 +1224,7 @@ def classify(src, dst, sat, rm, x, ref, ref_err, tc):
     snan = v[0] == "nan" and v[2] is not None and not (v[2] >> (v[3] - 1)) & 1
     if dst == FLOAT16 and src in (FLOAT, DOUBLE) and snan:
         # numpy converts float32/float64 -> float16 in software and keeps a signalling
-        # NaN signalling; semantics.md s2: "a signalling NaN comes out quiet".
+        # NaN signalling; tensorcast's rule: "a signalling NaN comes out quiet".
         return CAT_SNAN_F16, tc == want, detail
     if (src, dst) in WIDENING and snan:
         # The reference keeps the bits for f16 -> f32/f64 and bf16 -> f32 (numpy and
@@ -1267,7 +1268,7 @@ def classify(src, dst, sat, rm, x, ref, ref_err, tc):
 def classify_string(dst, sat, rm, s, ref, ref_err, tc):
     want = string_oracle(dst, s, sat, rm)
     if want is None:
-        return UNEXPLAINED, False, "tensorcast accepted a string semantics.md s4 rejects"
+        return UNEXPLAINED, False, "tensorcast accepted a string its number syntax rejects"
     detail = "oracle %#x (value %s)" % (want, value_str(parse_string(s)) if dst != BOOL or
                                         not BOOL_WORD_RE.match(s) else s)
     if ref_err is not None:
@@ -1353,10 +1354,10 @@ def self_check(rng):
     problems = []
     if str(np.float32(1e6)) != "1000000.0" or str(np.float16(1000)) != "1000.0":
         # numpy >= 2.3 writes float16 >= 1e3 and float32 >= 1e6 in scientific notation;
-        # semantics.md s2 (and the ONNX v1.18 string data) use the older rule (< 1e16
+        # tensorcast (and the ONNX v1.18 string data) use the older rule (< 1e16
         # positional). tools/python-env.sh installs numpy < 2.3.
         problems.append("numpy %s spells str(float32(1e6)) as %r: the reference's float -> "
-                        "string differs from semantics.md s2; use numpy < 2.3"
+                        "string differs from tensorcast's rule; use numpy < 2.3"
                         % (np.__version__, str(np.float32(1e6))))
     g = np.random.default_rng(rng.randrange(2**32))
     with np.errstate(all="ignore"):
@@ -1542,7 +1543,7 @@ class Report:
             for label, lines in self.failures:
                 print("  FAIL %s: %s" % (label, lines[0] if lines else ""))
         print()
-        print("%12s %8s  %s" % ("elements", "configs", "category  [where semantics.md documents it]"))
+        print("%12s %8s  %s" % ("elements", "configs", "category  [the rule of docs/semantics.md]"))
         print("%12d %8d  %s" % (self.elements, self.passed + self.failed,
                                 "cases run (configurations: pairs x saturate x round_mode)"))
         print("%12d %8s  %s" % (self.matches, "", "match (bit-identical to onnx.reference)"))

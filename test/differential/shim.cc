@@ -27,9 +27,9 @@
 #include "tensorcast/status.h"
 
 #if defined(_WIN32)
-#define TC_SHIM_EXPORT extern "C" __declspec(dllexport)
+#define TENSORCAST_SHIM_EXPORT extern "C" __declspec(dllexport)
 #else
-#define TC_SHIM_EXPORT extern "C" __attribute__((visibility("default")))
+#define TENSORCAST_SHIM_EXPORT extern "C" __attribute__((visibility("default")))
 #endif
 
 namespace {
@@ -109,9 +109,9 @@ struct StringResult {
 
 // Numeric (non-STRING) source and target. With STRING codes the pointers must be
 // arrays of std::string, which ctypes cannot build: use the functions below instead.
-TC_SHIM_EXPORT int tc_cast(const void* src, int src_type, void* dst, int dst_type, size_t count,
-                           int saturate, int round_mode, int flags, size_t* written, char* err,
-                           size_t err_len) {
+TENSORCAST_SHIM_EXPORT int tc_cast(const void* src, int src_type, void* dst, int dst_type,
+                                   size_t count, int saturate, int round_mode, int flags,
+                                   size_t* written, char* err, size_t err_len) {
   try {
     if (src_type == static_cast<int>(DataType::kString) ||
         dst_type == static_cast<int>(DataType::kString)) {
@@ -129,10 +129,10 @@ TC_SHIM_EXPORT int tc_cast(const void* src, int src_type, void* dst, int dst_typ
 }
 
 // STRING source -> numeric target.
-TC_SHIM_EXPORT int tc_cast_from_strings(const char* str_data, const uint64_t* str_offsets,
-                                        void* dst, int dst_type, size_t count, int saturate,
-                                        int round_mode, int flags, size_t* written, char* err,
-                                        size_t err_len) {
+TENSORCAST_SHIM_EXPORT int tc_cast_from_strings(const char* str_data, const uint64_t* str_offsets,
+                                                void* dst, int dst_type, size_t count, int saturate,
+                                                int round_mode, int flags, size_t* written,
+                                                char* err, size_t err_len) {
   try {
     std::vector<std::string> src;
     if (!BuildStrings(str_data, str_offsets, count, &src)) {
@@ -151,10 +151,11 @@ TC_SHIM_EXPORT int tc_cast_from_strings(const char* str_data, const uint64_t* st
 // Any source (numeric at `src`, or STRING from str_data/str_offsets) -> STRING target.
 // On success *handle receives the result (free it with tc_strings_free); on error it is
 // null. The strings of a partial result are not kept.
-TC_SHIM_EXPORT int tc_cast_to_strings(const void* src, const char* str_data,
-                                      const uint64_t* str_offsets, int src_type, size_t count,
-                                      int saturate, int round_mode, int flags, void** handle,
-                                      size_t* written, char* err, size_t err_len) {
+TENSORCAST_SHIM_EXPORT int tc_cast_to_strings(const void* src, const char* str_data,
+                                              const uint64_t* str_offsets, int src_type,
+                                              size_t count, int saturate, int round_mode, int flags,
+                                              void** handle, size_t* written, char* err,
+                                              size_t err_len) {
   if (handle != nullptr) *handle = nullptr;
   try {
     auto* result = new StringResult();
@@ -185,11 +186,11 @@ TC_SHIM_EXPORT int tc_cast_to_strings(const void* src, const char* str_data,
   }
 }
 
-TC_SHIM_EXPORT size_t tc_strings_count(const void* handle) {
+TENSORCAST_SHIM_EXPORT size_t tc_strings_count(const void* handle) {
   return handle == nullptr ? 0 : static_cast<const StringResult*>(handle)->values.size();
 }
 
-TC_SHIM_EXPORT uint64_t tc_strings_total_bytes(const void* handle) {
+TENSORCAST_SHIM_EXPORT uint64_t tc_strings_total_bytes(const void* handle) {
   if (handle == nullptr) return 0;
   uint64_t total = 0;
   for (const std::string& s : static_cast<const StringResult*>(handle)->values) total += s.size();
@@ -198,7 +199,7 @@ TC_SHIM_EXPORT uint64_t tc_strings_total_bytes(const void* handle) {
 
 // Copies the strings: `data` must hold tc_strings_total_bytes bytes and `offsets`
 // tc_strings_count + 1 entries.
-TC_SHIM_EXPORT void tc_strings_fill(const void* handle, char* data, uint64_t* offsets) {
+TENSORCAST_SHIM_EXPORT void tc_strings_fill(const void* handle, char* data, uint64_t* offsets) {
   if (handle == nullptr || offsets == nullptr) return;
   const auto& values = static_cast<const StringResult*>(handle)->values;
   uint64_t pos = 0;
@@ -212,13 +213,15 @@ TC_SHIM_EXPORT void tc_strings_fill(const void* handle, char* data, uint64_t* of
   }
 }
 
-TC_SHIM_EXPORT void tc_strings_free(void* handle) { delete static_cast<StringResult*>(handle); }
+TENSORCAST_SHIM_EXPORT void tc_strings_free(void* handle) {
+  delete static_cast<StringResult*>(handle);
+}
 
 // StorageBytes(type, count) (SIZE_MAX for STRING or invalid types).
-TC_SHIM_EXPORT size_t tc_storage_bytes(int type, size_t count) {
+TENSORCAST_SHIM_EXPORT size_t tc_storage_bytes(int type, size_t count) {
   if (type == static_cast<int>(DataType::kString)) return SIZE_MAX;
   return tensorcast::StorageBytes(static_cast<DataType>(type), count);
 }
 
 // The Highway target the library dispatches to; static storage.
-TC_SHIM_EXPORT const char* tc_active_target() { return tensorcast::ActiveTargetName(); }
+TENSORCAST_SHIM_EXPORT const char* tc_active_target() { return tensorcast::ActiveTargetName(); }
