@@ -30,6 +30,8 @@ option(TENSORCAST_HOST_TESTS
        ${_tensorcast_native})
 option(TENSORCAST_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 option(TENSORCAST_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+option(TENSORCAST_TSAN "Build with ThreadSanitizer" OFF)
+option(TENSORCAST_FUZZ "Build the libFuzzer targets of test/fuzz (clang; preset fuzz)" OFF)
 option(TENSORCAST_INSTALL "Generate the install rules (cmake --install)" ${PROJECT_IS_TOP_LEVEL})
 # Tests force every compiled target, the scalar fallback included; without tests, Highway's
 # default set (the targets worth dispatching to) is compiled.
@@ -46,6 +48,10 @@ add_library(tensorcast_warnings INTERFACE)
 target_compile_options(tensorcast_warnings INTERFACE -Wall -Wextra -Wshadow
   $<$<BOOL:${TENSORCAST_WARNINGS_AS_ERRORS}>:-Werror>)
 
+if(TENSORCAST_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
 if(TENSORCAST_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)

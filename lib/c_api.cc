@@ -269,6 +269,13 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
                                                                std::to_string(views[i].size)),
                       err);
       }
+      // No object is that large: the view is corrupt (checked before anything is read).
+      if (views[i].size > std::string().max_size()) {
+        return Report(Status(StatusCode::kInvalidArgument, "src[" + std::to_string(i) + "]: size " +
+                                                               std::to_string(views[i].size) +
+                                                               " is larger than any string"),
+                      err);
+      }
     }
     in.reserve(count);
     for (size_t i = 0; i < count; ++i) {

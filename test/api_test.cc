@@ -492,6 +492,27 @@ TEST(ArgumentErrors, CastLikeWritesNothing) {
   for (const ErrorCase& e : kErrors) ExpectArgumentError(e, true);
 }
 
+// Overlapping source and destination are refused before anything is written, except the
+// same pointer with the same type (an in-place identity).
+TEST(ArgumentErrors, OverlappingBuffersAreRefusedAndNothingIsWritten) {
+  alignas(8) uint8_t buf[64];
+  for (size_t i = 0; i < sizeof buf; ++i) buf[i] = static_cast<uint8_t>(i);
+  uint8_t before[64];
+  std::memcpy(before, buf, sizeof buf);
+  // FLOAT -> FLOAT16 with the output starting inside the input, and the reverse.
+  Status s = Cast(buf, DT::kFloat, buf + 4, DT::kFloat16, 8);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("overlap"), std::string::npos) << s.message();
+  s = Cast(buf + 8, DT::kFloat16, buf, DT::kFloat, 8);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  // The same pointer with different types (same size, so the bytes overlap exactly).
+  s = Cast(buf, DT::kInt32, buf, DT::kFloat, 8);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_EQ(std::memcmp(before, buf, sizeof buf), 0) << "a refused Cast wrote";
+  // Adjacent buffers do not overlap.
+  EXPECT_TRUE(Cast(buf, DT::kFloat, buf + 32, DT::kFloat, 8).ok());
+}
+
 // "count 0 with null is OK" for every castable pair, both directions of nullness.
 TEST(ArgumentErrors, CountZeroWithNullIsOk) {
   for (DT from : CastableTypes()) {

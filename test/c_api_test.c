@@ -251,6 +251,13 @@ static void test_strings(void) {
          "abc");
   CHECK(err.elements_written == 2 && f[0] == 1.0f && f[1] == 2.0f);
   CHECK(strstr(msg, "element 2") != NULL);
+  /* A view larger than any object is an argument error, found before anything is read
+     (the data pointer is never dereferenced). */
+  in[0] = sv("1");
+  in[1].data = "2";
+  in[1].size = (size_t)1 << (sizeof(size_t) * 8 - 2);
+  EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 2, 1, TC_ROUND_UP, &err),
+         TC_INVALID_ARGUMENT, "src[1]");
   in[0].data = NULL; /* an empty string (NULL data, size 0) is not a number */
   in[0].size = 0;
   EXPECT(tc_cast(in, TC_TYPE_STRING, f, TC_TYPE_FLOAT, 1, 1, TC_ROUND_UP, &err), TC_PARSE_ERROR,

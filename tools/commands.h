@@ -4,8 +4,13 @@
 #ifndef TENSORCAST_TOOLS_COMMANDS_H_
 #define TENSORCAST_TOOLS_COMMANDS_H_
 
+#include <new>
 #include <string>
 #include <vector>
+
+#include <tensorcast/tensorcast.h>
+
+#include "tensor_io.h"
 
 namespace tensorcast {
 namespace cli {
@@ -24,6 +29,20 @@ std::string OptionName(const std::string& arg);
 // The value of the option at args[*i]: after '=', or else the next argument (advancing
 // *i). Returns false when the value is missing.
 bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* value);
+
+// Parses --format: npy or pb (any case, with or without the dot).
+int ParseFormat(const std::string& value, FileFormat* format);
+
+// Runs f() (returning a Status); out of memory becomes an error naming `what` (for example
+// "reading 'in.npy'"), so that every message names the file or the step that failed.
+template <class F>
+Status Guarded(const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, "out of memory while " + what);
+  }
+}
 
 // `tensorcast cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] IN OUT`
 int RunCast(const std::vector<std::string>& args);

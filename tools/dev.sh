@@ -12,6 +12,11 @@
 #                              SVE (256-bit), SVE2 + SVE (512-bit), one process per CPU; the
 #                              unit tests once (256-bit CPU), their Split tests on every CPU.
 #                              About 8 min of tests plus the cross build on 2 cores.
+#   tools/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
+#                              (every x86 target), Split, C API and CLI
+#   tools/dev.sh test-tsan     ThreadSanitizer build (preset tsan) of the concurrency test
+#   tools/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
+#                              (default 60) on their seed corpora; prints the execution counts
 #   tools/dev.sh build         install what is missing, build only
 #   tools/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
 #                              C/C++ file git tracks (CI runs it); `format` rewrites them
@@ -78,6 +83,51 @@ build() {
   cmake --build --preset release
 }
 
+launcher_args() {
+  command -v ccache >/dev/null && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+}
+
+test_asan() {
+  install_missing
+  # shellcheck disable=SC2046
+  cmake --preset asan $(launcher_args) >/dev/null
+  cmake --build --preset asan
+  ctest --preset asan "$@"
+}
+
+test_tsan() {
+  install_missing
+  # shellcheck disable=SC2046
+  cmake --preset tsan $(launcher_args) >/dev/null
+  cmake --build --preset tsan
+  ctest --preset tsan "$@"
+}
+
+fuzz() {
+  local seconds=${1:-60}
+  packages=(clang libclang-rt-14-dev)
+  install_missing
+  # shellcheck disable=SC2046
+  cmake --preset fuzz $(launcher_args) >/dev/null
+  cmake --build --preset fuzz
+  local name work log runs
+  for name in parse_text cast split npy pb; do
+    work=build-fuzz/corpus/$name
+    mkdir -p "$work"
+    log=build-fuzz/fuzz_$name.log
+    # -malloc_limit_mb: no allocation may exceed 64 MiB for inputs of at most 4 KiB.
+    if ! build-fuzz/test/fuzz/fuzz_$name -max_total_time="$seconds" -max_len=4096 \
+         -malloc_limit_mb=64 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build-fuzz/ \
+         "$work" test/fuzz/corpus/$name >"$log" 2>&1; then
+      tail -40 "$log" >&2
+      echo "fuzz_$name: FAILED (crash inputs: build-fuzz/crash-*, log: $log)" >&2
+      return 1
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz_$name: ${runs:-?} executions in $seconds s, no failure"
+  done
+}
+
 # The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.
 format_files() { git ls-files '*.h' '*.cc' '*.c' '*.inc'; }
 
@@ -112,8 +162,11 @@ case "$cmd" in
     [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || test_aarch64 ;;
   test-aarch64) test_aarch64 "$@" ;;
   format-check) format_check ;;
+  test-asan) test_asan "$@" ;;
+  test-tsan) test_tsan "$@" ;;
+  fuzz) fuzz "$@" ;;
   format) format_files | xargs clang-format -i ;;
   peers) peers "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | build | format-check | format | peers [args]" >&2
+  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | fuzz [seconds] | build | format-check | format | peers [args]" >&2
      exit 2 ;;
 esac

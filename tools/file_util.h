@@ -1,21 +1,41 @@
-// tools/file_util.h: whole-file reads, sized reads with truncation checks, and
-// atomic writes (temporary file in the same directory, then rename) for the
-// tensorcast command-line program. POSIX only. Errors are tensorcast::Status
-// values whose message names the path.
+// tools/file_util.h: reading input files and writing output files for the tensorcast
+// command-line program. POSIX only. Errors are tensorcast::Status values whose message
+// names the path and the cause.
+//
+// Inputs: a regular file, or "-" for standard input (read to its end). Anything else (a
+// directory, a FIFO, a device, a socket) is refused as "not a regular file" without
+// blocking. A regular file that reports size 0 (such as a /proc file) is read to its end.
+//
+// Outputs are written all or nothing, and a failure leaves every existing file as it was:
+// - Each output is first written to a temporary file next to its final name
+//   (".<name>.tensorcast-tmp-XXXXXX", shortened to fit the 255-byte name limit).
+// - "Replace" means: a symbolic link is followed and its target replaced; an existing
+//   regular file is replaced atomically (rename) and the new file keeps its permission
+//   bits; an existing file that the user may not write (read-only) is refused, as is
+//   anything that is not a regular file (a directory, a FIFO, ...). A new file gets the
+//   usual 0666 & ~umask permissions.
+// - A group of outputs (Split) is committed only when every one is staged. While the
+//   group is moved into place, each replaced file is kept as a hard link (or, where the
+//   file system has none, under a temporary name) until the group is complete, so a
+//   failure part way puts every old file back and removes the new ones.
+// - Temporary files never outlive the program: they are removed on every failure, and
+//   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove them (and restore replaced
+//   files) before the signal takes its default action.
 #ifndef TENSORCAST_TOOLS_FILE_UTIL_H_
 #define TENSORCAST_TOOLS_FILE_UTIL_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <tensorcast/tensorcast.h>
 
 namespace tensorcast {
 namespace cli {
 
-// An open input file. Not copyable; closes on destruction.
+// An open input file (see the file comment). Not copyable; closes on destruction.
 class InputFile {
  public:
   InputFile() = default;
@@ -23,9 +43,9 @@ class InputFile {
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
-  // Opens `path` for reading; fails for missing files and directories.
+  // Opens `path` ("-": standard input) for reading.
   Status Open(const std::string& path);
-  // Size of the file in bytes (from fstat at Open).
+  // Size of the input in bytes.
   uint64_t size() const { return size_; }
   // Bytes not read yet.
   uint64_t remaining() const { return size_ - position_; }
@@ -38,25 +58,59 @@ class InputFile {
   std::string path_;
   uint64_t size_ = 0;
   uint64_t position_ = 0;
+  bool buffered_ = false;  // streams and size-0 files: the whole input is in buffer_
+  std::string buffer_;
 };
 
-// Reads the whole file into `out`.
-Status ReadWholeFile(const std::string& path, std::string* out);
+// Reads the whole input into `out`; fails, before reading, when it is larger than
+// `max_bytes`.
+Status ReadWholeFile(const std::string& path, std::string* out, uint64_t max_bytes = SIZE_MAX / 2);
 
 struct ByteSpan {
   const void* data;
   size_t size;
 };
 
-// Writes the concatenation of `pieces` to `path` without ever leaving a partial file
-// there: the bytes go to a temporary file in the same directory, which is renamed over
-// `path` once complete and is removed on any failure. The new file gets the usual
-// 0666 & ~umask permissions.
-Status WriteFileAtomic(const std::string& path, std::initializer_list<ByteSpan> pieces);
+// Output files written all or nothing (see the file comment). Stage each file, then
+// Commit; a group that is destroyed without a successful Commit leaves no trace.
+class OutputGroup {
+ public:
+  OutputGroup() = default;
+  ~OutputGroup();
+  OutputGroup(const OutputGroup&) = delete;
+  OutputGroup& operator=(const OutputGroup&) = delete;
 
-// The marker in temporary file names (".<name>.tensorcast-tmp-XXXXXX"), for tests that
-// check nothing was left behind.
+  // Writes the concatenation of `pieces` to a temporary file that will replace `path`.
+  // Fails for outputs that may not be replaced, two outputs with the same final file,
+  // and write errors (the message names `path`).
+  Status Stage(const std::string& path, const std::vector<ByteSpan>& pieces);
+  // Moves every staged file into place, or none.
+  Status Commit();
+
+ private:
+  struct Output {
+    std::string path;    // as given, for messages
+    std::string target;  // symbolic links resolved
+    std::string temp;    // staged content
+    std::string backup;  // the replaced file while the group is committed
+    bool existed = false;
+    bool backup_moved = false;  // the backup is a rename, not a hard link
+    bool committed = false;
+    size_t temp_undo = kNoUndo, backup_undo = kNoUndo, target_undo = kNoUndo;  // signal undo
+  };
+  static const size_t kNoUndo;
+  void Rollback();
+  std::vector<Output> outputs_;
+  std::set<std::string> targets_;
+  bool done_ = false;
+};
+
+// Writes one output all or nothing (a group of one). "-" writes to standard output.
+Status WriteFileAtomic(const std::string& path, const std::vector<ByteSpan>& pieces);
+
+// The markers in temporary file names, for tests that check that nothing was left.
 constexpr const char* kTempFileMarker = ".tensorcast-tmp-";
+constexpr const char* kBackupFileMarker = ".tensorcast-old-";
 
 }  // namespace cli
 }  // namespace tensorcast

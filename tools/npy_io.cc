@@ -100,6 +100,10 @@ bool ParseDescr(const std::string& descr, NpyDtype* out, std::string* why) {
            "u8 b1 c8 c16 and <U unicode strings)";
     return false;
   }
+  if (itemsize == 0) {  // '<U0', '|S0', '|V0': numpy never writes them
+    *why = "dtype '" + descr + "' has itemsize 0";
+    return false;
+  }
   if (order == '>' && itemsize > 1) {
     *why = "big-endian dtype '" + descr + "' is not supported";
     return false;
@@ -446,7 +450,7 @@ Status ReadNpy(const std::string& path, Tensor* out) {
   return Status::Ok();
 }
 
-Status WriteNpy(const std::string& path, const Tensor& t) {
+Status WriteNpy(const std::string& path, const Tensor& t, OutputGroup* group) {
   std::string descr;
   std::vector<unsigned char> unicode;  // the '<U' payload for STRING tensors
   if (t.type == DataType::kString) {
@@ -456,6 +460,13 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
       if (!ForEachCodePoint(t.strings[i], [&n](uint32_t) { ++n; })) {
         return Status(StatusCode::kInvalidArgument, "cannot write '" + path + "': string element " +
                                                         std::to_string(i) + " is not valid UTF-8");
+      }
+      // numpy pads '<U' elements with NULs, so a trailing NUL would be lost on reading.
+      if (!t.strings[i].empty() && t.strings[i].back() == '\0') {
+        return Status(StatusCode::kInvalidArgument,
+                      "cannot write '" + path + "': string element " + std::to_string(i) +
+                          " ends with a NUL byte, which .npy unicode strings cannot hold "
+                          "(write a .pb file instead)");
       }
       if (n > width) width = n;
     }
@@ -504,7 +515,8 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
   const void* payload = t.type == DataType::kString ? static_cast<const void*>(unicode.data())
                                                     : static_cast<const void*>(t.bytes.data());
   const size_t payload_size = t.type == DataType::kString ? unicode.size() : t.bytes.size();
-  return WriteFileAtomic(path, {{head.data(), head.size()}, {payload, payload_size}});
+  const std::vector<ByteSpan> pieces = {{head.data(), head.size()}, {payload, payload_size}};
+  return group != nullptr ? group->Stage(path, pieces) : WriteFileAtomic(path, pieces);
 }
 
 }  // namespace cli

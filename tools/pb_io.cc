@@ -88,12 +88,10 @@ void CopyTypedData(const onnx::TensorProto& tp, Tensor* t) {
 }  // namespace
 
 Status ReadPb(const std::string& path, Tensor* out) {
+  // Protobuf messages are limited to 2 GiB: larger files are refused before reading.
   std::string file;
-  Status s = ReadWholeFile(path, &file);
+  Status s = ReadWholeFile(path, &file, static_cast<uint64_t>(INT_MAX));
   if (!s.ok()) return s;
-  if (file.size() > static_cast<size_t>(INT_MAX)) {
-    return PbError(path, "protobuf messages are limited to 2 GiB");
-  }
   onnx::TensorProto tp;
   if (!tp.ParseFromArray(file.data(), static_cast<int>(file.size()))) {
     return PbError(path, "cannot parse an onnx.TensorProto (corrupt or truncated file)");
@@ -119,7 +117,11 @@ Status ReadPb(const std::string& path, Tensor* out) {
   // Check the stored size before allocating anything the shape asks for.
   const bool raw = tp.has_raw_data() && type != DataType::kString;
   if (raw) {
-    const size_t expected = StorageBytes(type, count);
+    size_t expected = 0;
+    if (!CheckedStorageBytes(type, count, &expected).ok()) {
+      return PbError(path, "shape " + ShapeString(dims) + " of " + DataTypeName(type) +
+                               " is too large (its byte count overflows)");
+    }
     if (tp.raw_data().size() != expected) {
       return PbError(path, "raw_data has " + std::to_string(tp.raw_data().size()) + " bytes, " +
                                std::to_string(expected) + " expected" + what);
@@ -151,7 +153,7 @@ Status ReadPb(const std::string& path, Tensor* out) {
   return Status::Ok();
 }
 
-Status WritePb(const std::string& path, const Tensor& t) {
+Status WritePb(const std::string& path, const Tensor& t, OutputGroup* group) {
   onnx::TensorProto tp;
   if (!t.name.empty()) tp.set_name(t.name);
   for (int64_t d : t.dims) tp.add_dims(d);
@@ -166,7 +168,8 @@ Status WritePb(const std::string& path, const Tensor& t) {
     return Status(StatusCode::kOverflow,
                   "cannot write '" + path + "': the tensor exceeds protobuf's 2 GiB limit");
   }
-  return WriteFileAtomic(path, {{bytes.data(), bytes.size()}});
+  const std::vector<ByteSpan> pieces = {{bytes.data(), bytes.size()}};
+  return group != nullptr ? group->Stage(path, pieces) : WriteFileAtomic(path, pieces);
 }
 
 }  // namespace cli

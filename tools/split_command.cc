@@ -4,11 +4,10 @@
 //   tensorcast split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX
 //
 // writes PREFIX_0.<ext>, PREFIX_1.<ext>, ... where <ext> is IN's extension unless --format
-// says otherwise. The outputs are written as a group: every output first goes to a
-// temporary file next to its final name (through the atomic WriteTensor), and only when
-// all of them are complete are they renamed into place. A failure before the renames
-// leaves no new file and no existing file changed; a failed rename (which needs a
-// concurrent change to the directory) removes the outputs this run already renamed.
+// says otherwise (IN "-" is standard input and needs --format). The outputs are written as
+// a group, all or nothing (file_util.h): a failure at any point leaves every existing file
+// as it was. At most kMaxOutputs outputs, and no more than the axis length plus
+// kMaxEmptyOutputs: more could only be empty files.
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,6 +29,10 @@
 namespace tensorcast {
 namespace cli {
 namespace {
+
+// Bounds on the number of outputs (each one is a file).
+constexpr int64_t kMaxOutputs = 16384;
+constexpr int64_t kMaxEmptyOutputs = 1024;
 
 // The whole of `text` as a decimal int64 (optional '-', no spaces, no '+').
 bool ParseInt64(const std::string& text, int64_t* out) {
@@ -64,21 +67,6 @@ int ParseSizes(const std::string& value, std::vector<int64_t>* sizes) {
   return kExitOk;
 }
 
-int ParseFormat(const std::string& value, FileFormat* format) {
-  std::string lower = value;
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  if (lower == "npy" || lower == ".npy") {
-    *format = FileFormat::kNpy;
-  } else if (lower == "pb" || lower == ".pb") {
-    *format = FileFormat::kPb;
-  } else {
-    return Fail(kExitUsage, "--format takes npy or pb, not '" + value + "'");
-  }
-  return kExitOk;
-}
-
 // The extents of the outputs along the axis, from the library's Split opset helper
 // (Split-18: explicit sizes, or num_outputs with the ceil rule and empty trailing
 // outputs). It also validates the axis against the rank and the sizes against the shape.
@@ -101,68 +89,19 @@ Status OutputSizes(const Tensor& src, int64_t axis, const std::vector<int64_t>& 
   return SplitSizes(attrs, src.dims.data(), src.dims.size(), out->data());
 }
 
-// Removes the files in `paths` (best effort: this runs after a failure already reported).
-void RemoveAll(const std::vector<std::string>& paths) {
-  for (const std::string& path : paths) ::unlink(path.c_str());
-}
-
-// Reserves a unique temporary name next to `final_path` that keeps its extension:
-// "<dir>/.<name>.tensorcast-tmp-XXXXXX<ext>". The file exists (empty) on success.
-Status ReserveTempName(const std::string& final_path, const std::string& ext, std::string* temp) {
-  const size_t slash = final_path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
-  std::string name = dir + "." + base + kTempFileMarker + "XXXXXX" + ext;
-  std::vector<char> templ(name.begin(), name.end());
-  templ.push_back('\0');
-  const int fd = ::mkostemps(templ.data(), static_cast<int>(ext.size()), O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return Status(StatusCode::kInvalidArgument,
-                  "cannot create a temporary file for '" + final_path + "': " + std::strerror(err));
-  }
-  ::close(fd);
-  *temp = templ.data();
-  return Status::Ok();
-}
-
-// Writes every tensor to its path, all or nothing (see the file comment).
+// Writes every tensor to its path, all or nothing (file_util.h: a failure leaves every
+// existing file as it was and no temporary file).
 Status WriteAllOrNothing(const std::vector<std::string>& paths, const std::vector<Tensor>& tensors,
-                         const std::string& ext) {
-  std::vector<std::string> staged;
-  staged.reserve(paths.size());
+                         const FileFormat& format) {
+  OutputGroup group;
   for (size_t i = 0; i < paths.size(); ++i) {
-    std::string temp;
-    Status s = ReserveTempName(paths[i], ext, &temp);
-    if (s.ok()) {
-      staged.push_back(temp);
-      s = WriteTensor(temp, tensors[i]);
-    }
+    Status s = WriteTensor(paths[i], tensors[i], &format, &group);
     if (!s.ok()) {
-      RemoveAll(staged);
-      // The message names the temporary file; say which output it was.
       return Status(s.code(), "cannot write output " + std::to_string(i) + " '" + paths[i] +
                                   "' (no output was written): " + s.message());
     }
   }
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (::rename(staged[i].c_str(), paths[i].c_str()) != 0) {
-      const int err = errno;
-      const std::vector<std::string> renamed(paths.begin(),
-                                             paths.begin() + static_cast<std::ptrdiff_t>(i));
-      const std::vector<std::string> left(staged.begin() + static_cast<std::ptrdiff_t>(i),
-                                          staged.end());
-      RemoveAll(renamed);
-      RemoveAll(left);
-      return Status(
-          StatusCode::kInvalidArgument,
-          "cannot write '" + paths[i] + "': " + std::strerror(err) +
-              (i == 0   ? std::string(" (no output was written)")
-               : i == 1 ? std::string(" (removed output 0, already written)")
-                        : " (removed outputs 0-" + std::to_string(i - 1) + ", already written)"));
-    }
-  }
-  return Status::Ok();
+  return group.Commit();
 }
 
 }  // namespace
@@ -225,14 +164,23 @@ int RunSplit(const std::vector<std::string>& args) {
     return Fail(kExitUsage, "the output prefix '" + prefix +
                                 "' must name files (PREFIX_0.npy, ...), not a directory");
   }
+  if (prefix == "-") {
+    return Fail(kExitUsage, "split writes one file per output: the prefix cannot be -");
+  }
+  const int64_t requested = have_num_outputs ? num_outputs : static_cast<int64_t>(sizes.size());
+  if (requested > kMaxOutputs) {
+    return Fail(kExitUsage, std::string(have_num_outputs ? "--num-outputs" : "--sizes") + ": " +
+                                std::to_string(requested) + " outputs is more than the limit of " +
+                                std::to_string(kMaxOutputs) + " files");
+  }
   FileFormat in_format;
-  Status s = FormatFromPath(in, &in_format);
+  Status s = FormatFromPath(in, &in_format, in == "-" && have_format ? &format : nullptr);
   if (!s.ok()) return Fail(kExitUsage, s.message());
   if (!have_format) format = in_format;
   const std::string ext = format == FileFormat::kNpy ? ".npy" : ".pb";
 
   Tensor src;
-  s = ReadTensor(in, &src);
+  s = Guarded("reading '" + in + "'", [&] { return ReadTensor(in, &src, &in_format); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   s = CheckFormatCanHold(format, src.type, prefix + "_0" + ext);
   if (!s.ok()) return Fail(kExitUsage, s.message() + " (--format pb)");
@@ -249,19 +197,29 @@ int RunSplit(const std::vector<std::string>& args) {
     return Fail(kExitRuntime, "axis " + std::to_string(axis) + " is out of range for '" + in +
                                   "' of rank " + std::to_string(rank));
   }
+  const int64_t axis_length = src.dims[static_cast<size_t>(axis_index)];
+  if (requested > axis_length + kMaxEmptyOutputs) {
+    return Fail(kExitUsage, std::string(have_num_outputs ? "--num-outputs" : "--sizes") + ": " +
+                                std::to_string(requested) + " outputs for an axis of length " +
+                                std::to_string(axis_length) + " (at most the length plus " +
+                                std::to_string(kMaxEmptyOutputs) + " empty outputs)");
+  }
 
   std::vector<Tensor> outputs(out_sizes.size());
   std::vector<void*> pointers(out_sizes.size());
   for (size_t i = 0; i < out_sizes.size(); ++i) {
     std::vector<int64_t> dims = src.dims;
     dims[static_cast<size_t>(axis_index)] = out_sizes[i];
-    s = AllocateTensor(src.type, std::move(dims), &outputs[i]);
+    s = Guarded("allocating output " + std::to_string(i) + " " + ShapeString(dims),
+                [&] { return AllocateTensor(src.type, dims, &outputs[i]); });
     if (!s.ok()) return Fail(kExitRuntime, "output " + std::to_string(i) + ": " + s.message());
     if (!src.name.empty()) outputs[i].name = src.name + "_" + std::to_string(i);
     pointers[i] = outputs[i].data();
   }
-  s = Split(src.data(), src.type, src.dims.data(), src.dims.size(), axis, out_sizes.data(),
-            out_sizes.size(), pointers.data());
+  s = Guarded("splitting '" + in + "'", [&] {
+    return Split(src.data(), src.type, src.dims.data(), src.dims.size(), axis, out_sizes.data(),
+                 out_sizes.size(), pointers.data());
+  });
   if (!s.ok()) {
     return Fail(kExitRuntime, "cannot split '" + in + "' (" + DataTypeName(src.type) + " " +
                                   ShapeString(src.dims) + "): " + StatusCodeName(s.code()) + ": " +
@@ -270,7 +228,8 @@ int RunSplit(const std::vector<std::string>& args) {
 
   std::vector<std::string> paths(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) paths[i] = prefix + "_" + std::to_string(i) + ext;
-  s = WriteAllOrNothing(paths, outputs, ext);
+  s = Guarded("writing the outputs '" + prefix + "_*" + ext + "' (no output was written)",
+              [&] { return WriteAllOrNothing(paths, outputs, format); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   return kExitOk;
 }

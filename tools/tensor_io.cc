@@ -95,7 +95,15 @@ void NormalizeStorage(Tensor* t) {
   }
 }
 
-Status FormatFromPath(const std::string& path, FileFormat* format) {
+Status FormatFromPath(const std::string& path, FileFormat* format, const FileFormat* forced) {
+  if (forced != nullptr) {
+    *format = *forced;
+    return Status::Ok();
+  }
+  if (path == "-") {
+    return Status(StatusCode::kInvalidArgument,
+                  "standard input or output (-) needs --format npy or --format pb");
+  }
   if (EndsWithIgnoreCase(path, ".npy")) {
     *format = FileFormat::kNpy;
   } else if (EndsWithIgnoreCase(path, ".pb")) {
@@ -133,20 +141,21 @@ Status CheckFormatCanHold(FileFormat format, DataType type, const std::string& p
   }
 }
 
-Status ReadTensor(const std::string& path, Tensor* out) {
+Status ReadTensor(const std::string& path, Tensor* out, const FileFormat* forced) {
   FileFormat format;
-  Status s = FormatFromPath(path, &format);
+  Status s = FormatFromPath(path, &format, forced);
   if (!s.ok()) return s;
   return format == FileFormat::kNpy ? ReadNpy(path, out) : ReadPb(path, out);
 }
 
-Status WriteTensor(const std::string& path, const Tensor& t) {
+Status WriteTensor(const std::string& path, const Tensor& t, const FileFormat* forced,
+                   OutputGroup* group) {
   FileFormat format;
-  Status s = FormatFromPath(path, &format);
+  Status s = FormatFromPath(path, &format, forced);
   if (!s.ok()) return s;
   s = CheckFormatCanHold(format, t.type, path);
   if (!s.ok()) return s;
-  return format == FileFormat::kNpy ? WriteNpy(path, t) : WritePb(path, t);
+  return format == FileFormat::kNpy ? WriteNpy(path, t, group) : WritePb(path, t, group);
 }
 
 }  // namespace cli

@@ -22,6 +22,8 @@
 
 #include <tensorcast/tensorcast.h>
 
+#include "file_util.h"
+
 namespace tensorcast {
 namespace cli {
 
@@ -51,26 +53,32 @@ std::string ShapeString(const std::vector<int64_t>& dims);
 
 enum class FileFormat { kNpy, kPb };
 
-// The format of `path` from its extension (".npy" or ".pb", any case). The error is a
-// usage error: the program knows before opening anything.
-Status FormatFromPath(const std::string& path, FileFormat* format);
+// The format of `path` from its extension (".npy" or ".pb", any case), or `forced` when
+// not null (required for "-", standard input or output). The error is a usage error: the
+// program knows before opening anything.
+Status FormatFromPath(const std::string& path, FileFormat* format,
+                      const FileFormat* forced = nullptr);
 
 // Fails when `format` cannot store `type`: numpy has no bfloat16, float8, float4,
 // float8e8m0, int4/uint4, int2/uint2 (the message suggests .pb).
 Status CheckFormatCanHold(FileFormat format, DataType type, const std::string& path);
 
-// Reads a tensor; the format comes from the extension. Truncated, corrupt and
-// inconsistent files fail with a message naming the path and the problem.
-Status ReadTensor(const std::string& path, Tensor* out);
+// Reads a tensor ("-": standard input); the format comes from the extension or `forced`.
+// Truncated, corrupt and inconsistent files fail with a message naming the path and the
+// problem; nothing is allocated for a shape before the file is known to hold its data.
+Status ReadTensor(const std::string& path, Tensor* out, const FileFormat* forced = nullptr);
 
-// Writes a tensor atomically (never a half-written file at `path`).
-Status WriteTensor(const std::string& path, const Tensor& t);
+// Writes a tensor all or nothing (file_util.h: never a half-written file, an existing
+// file replaced keeps its permissions), or stages it in `group` when not null. "-" writes
+// to standard output.
+Status WriteTensor(const std::string& path, const Tensor& t, const FileFormat* forced = nullptr,
+                   OutputGroup* group = nullptr);
 
 // Per-format entry points used by ReadTensor/WriteTensor.
 Status ReadNpy(const std::string& path, Tensor* out);
-Status WriteNpy(const std::string& path, const Tensor& t);
+Status WriteNpy(const std::string& path, const Tensor& t, OutputGroup* group = nullptr);
 Status ReadPb(const std::string& path, Tensor* out);
-Status WritePb(const std::string& path, const Tensor& t);
+Status WritePb(const std::string& path, const Tensor& t, OutputGroup* group = nullptr);
 
 // Clears the padding bits after the last element of a packed 4-/2-bit tensor and maps
 // bool bytes to 0/1, so that tensors read from files meet Cast's input contract.

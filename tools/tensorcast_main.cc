@@ -22,10 +22,11 @@ constexpr const char kUsage[] =
     "usage: tensorcast <command> [options]\n"
     "\n"
     "commands:\n"
-    "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] IN OUT\n"
+    "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] [--format F] IN OUT\n"
     "      Convert the tensor in IN to TYPE (ONNX Cast-25 semantics) and write it to OUT.\n"
     "      Files are .npy (numpy) or .pb (one onnx.TensorProto), chosen by extension;\n"
     "      types numpy lacks (bfloat16, float8, float4, int4, int2, ...) need .pb.\n"
+    "      IN or OUT '-' is standard input or output, in the format --format npy|pb.\n"
     "      TYPE is an ONNX type name in any case (FLOAT8E4M3FN, float16) or its code (17).\n"
     "      --saturate 1     float8 targets: out-of-range values become +-max (default)\n"
     "      --saturate 0     ... become NaN or Inf, as the format allows\n"
@@ -37,8 +38,13 @@ constexpr const char kUsage[] =
     "      --sizes a,b,c    the outputs' extents along the axis; they must add up to it\n"
     "      --num-outputs N  N outputs of ceil(d/N) each; the last is smaller, and outputs\n"
     "                       past the end are empty (7 into 3: 3,3,1; 5 into 4: 2,2,1,0)\n"
-    "      Every element type works (types numpy lacks need .pb). The outputs appear\n"
-    "      together or not at all.\n"
+    "      Every element type works (types numpy lacks need .pb). IN '-' is standard\n"
+    "      input (--format names its format and the outputs'). At most 16384 outputs, and\n"
+    "      at most 1024 more than the axis length.\n"
+    "\n"
+    "Outputs appear together or not at all; a failed command leaves every existing file\n"
+    "as it was and no temporary file. An existing output is replaced keeping its\n"
+    "permissions; a symbolic link is followed; a read-only file or a directory is refused.\n"
     "  report [IN]\n"
     "      Throughput (GB/s and x memcpy) and round-trip error of FLOAT -> T -> FLOAT for\n"
     "      every type T, on IN (converted to FLOAT) or on a built-in sample of 16M values.\n"
@@ -104,6 +110,21 @@ int Fail(int exit_code, const std::string& message) {
 
 std::string OptionName(const std::string& arg) { return arg.substr(0, arg.find('=')); }
 
+int ParseFormat(const std::string& value, FileFormat* format) {
+  std::string lower = value;
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (lower == "npy" || lower == ".npy") {
+    *format = FileFormat::kNpy;
+  } else if (lower == "pb" || lower == ".pb") {
+    *format = FileFormat::kPb;
+  } else {
+    return Fail(kExitUsage, "--format takes npy or pb, not '" + value + "'");
+  }
+  return kExitOk;
+}
+
 bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* value) {
   const std::string& arg = args[*i];
   const size_t eq = arg.find('=');
@@ -117,6 +138,8 @@ bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* v
 }
 
 int RunCast(const std::vector<std::string>& args) {
+  FileFormat format = FileFormat::kNpy;
+  bool have_format = false;
   std::string to_text;
   CastOptions options;
   std::vector<std::string> files;
@@ -132,7 +155,7 @@ int RunCast(const std::vector<std::string>& args) {
       continue;
     }
     const std::string name = OptionName(arg);
-    if (name != "--to" && name != "--saturate" && name != "--round-mode") {
+    if (name != "--to" && name != "--saturate" && name != "--round-mode" && name != "--format") {
       return Fail(kExitUsage, "cast: unknown option '" + name + "' (see tensorcast --help)");
     }
     std::string value;
@@ -141,6 +164,9 @@ int RunCast(const std::vector<std::string>& args) {
     }
     if (name == "--to") {
       to_text = value;
+    } else if (name == "--format") {
+      if (int rc = ParseFormat(value, &format)) return rc;
+      have_format = true;
     } else if (name == "--saturate") {
       if (int rc = ParseSaturate(value, &options.saturate)) return rc;
     } else {
@@ -158,17 +184,22 @@ int RunCast(const std::vector<std::string>& args) {
   const std::string& out = files[1];
   DataType to;
   if (int rc = ParseTargetType(to_text, &to)) return rc;
+  // --format applies to the sides given as "-" (standard input / output).
+  const FileFormat* forced_in = in == "-" && have_format ? &format : nullptr;
+  const FileFormat* forced_out = out == "-" && have_format ? &format : nullptr;
   FileFormat in_format, out_format;
-  Status s = FormatFromPath(in, &in_format);
-  if (s.ok()) s = FormatFromPath(out, &out_format);
+  Status s = FormatFromPath(in, &in_format, forced_in);
+  if (s.ok()) s = FormatFromPath(out, &out_format, forced_out);
   if (s.ok()) s = CheckFormatCanHold(out_format, to, out);
   if (!s.ok()) return Fail(kExitUsage, s.message());
 
   Tensor src;
-  s = ReadTensor(in, &src);
+  s = Guarded("reading '" + in + "'", [&] { return ReadTensor(in, &src, &in_format); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   Tensor dst;
-  s = AllocateTensor(to, src.dims, &dst);
+  s = Guarded(
+      "allocating the " + std::string(DataTypeName(to)) + " output " + ShapeString(src.dims),
+      [&] { return AllocateTensor(to, src.dims, &dst); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   dst.name = src.name;
   s = Cast(src.data(), src.type, dst.data(), to, src.count, options);
@@ -177,7 +208,7 @@ int RunCast(const std::vector<std::string>& args) {
                                   DataTypeName(src.type) + " to " + DataTypeName(to) + ": " +
                                   StatusCodeName(s.code()) + ": " + s.message());
   }
-  s = WriteTensor(out, dst);
+  s = Guarded("writing '" + out + "'", [&] { return WriteTensor(out, dst, &out_format); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   return kExitOk;
 }

@@ -34,6 +34,9 @@ struct CastOptions {
 // Returns an error (and writes nothing) for unknown/complex types, null pointers with
 // count > 0 and byte counts that overflow; for an unparsable string element it returns
 // kParseError naming the element index and text (earlier elements have been written).
+// Reentrant and thread-safe. The route plan of each Highway target (DescribeRoute) is
+// built once, on the first Cast that runs on that target, under a lock; Cast keeps no
+// other global state and, once the plan is built, allocates nothing for numeric pairs.
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options = {});
 

@@ -33,8 +33,9 @@
  *   err->message_length is the full length of the message, so a cut can be detected.
  * - Never throws, aborts or prints. Out of memory inside the library is TC_INTERNAL.
  *   Argument errors are detected before anything is written.
- * - Reentrant and thread-safe: no mutable global state (the list of compiled targets is
- *   built once, on first use); callers own every buffer.
+ * - Reentrant and thread-safe: no mutable global state other than caches built once, on
+ *   first use, under a lock (the route plan of each Highway target, the list of compiled
+ *   targets); callers own every buffer.
  * - Text arguments are (pointer, length) pairs; a length of TC_NUL_TERMINATED means
  *   the text is NUL-terminated.
  *

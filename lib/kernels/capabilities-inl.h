@@ -5,6 +5,8 @@
 //                           instructions and exact (F16C on AVX2/AVX3/AVX3_DL, NEON, SVE);
 //                           0 on SSSE3, SSE4 and the scalar fallbacks, where Highway 1.0.3
 //                           emulates them inexactly and the kernels use integer code.
+//   TENSORCAST_X86_SIMD     1 on the x86 SIMD targets (SSSE3 and up), where x86 intrinsics
+//                           may be used directly.
 //   TENSORCAST_X86_AVX512   1 on AVX3 and AVX3_DL (AVX-512 instructions with embedded
 //                           rounding and native unsigned conversions).
 //   TablePlanes(src_bits)   whether the table lookup serves targets of 16 bits and more
@@ -28,6 +30,13 @@
 #define TENSORCAST_NATIVE_F16 0
 #else
 #define TENSORCAST_NATIVE_F16 1
+#endif
+
+#undef TENSORCAST_X86_SIMD
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#define TENSORCAST_X86_SIMD 1
+#else
+#define TENSORCAST_X86_SIMD 0
 #endif
 
 #undef TENSORCAST_X86_AVX512

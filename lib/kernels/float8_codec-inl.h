@@ -150,7 +150,7 @@ HWY_INLINE hn::Vec<DU32> F32BitsToF8(DU32 du32, hn::Vec<DU32> bits) {
 }
 
 #undef TENSORCAST_F8_FMIN_KEEPS_NAN
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#if TENSORCAST_X86_SIMD
 // Highway's x86 Min(a, b) on floats is minps(a, b), which returns b when either is NaN.
 #define TENSORCAST_F8_FMIN_KEEPS_NAN 1
 #else

@@ -65,7 +65,7 @@ using DU16 = hn::ScalableTag<uint16_t>;
 // ------------------------------------------------------------------ encoders (u32 lanes)
 
 #undef TENSORCAST_SUBBYTE_X86_CVTT
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#if TENSORCAST_X86_SIMD
 #define TENSORCAST_SUBBYTE_X86_CVTT 1
 // The bare cvttps2dq: trunc(x) for |x| < 2^31, 0x80000000 ("integer indefinite") for
 // NaN and out-of-range x. Highway's ConvertTo adds a fix-up that turns the latter into
