@@ -174,18 +174,26 @@ void RunCopy(const Entry& e, const void* src, DataType src_type, void* dst, Data
   }
 }
 
-void RunTable(const Entry& e, const void* src, DataType src_type, void* dst, DataType dst_type,
-              size_t count, const CastOptions& options) {
-  const int src_bits = BitWidth(src_type), dst_bits = BitWidth(dst_type);
-  const size_t codes = size_t{1} << src_bits;
+// The small-count route's result on every code of a source of at most 8 bits, in code
+// order, into out[0 .. 2^bits * BitWidth(dst) / 8). Returns the number of codes.
+size_t ResultsOnEveryCode(const Entry& e, DataType src_type, DataType dst_type,
+                          const CastOptions& options, uint8_t (&out)[256 * 8]) {
+  const auto sb = static_cast<size_t>(BitWidth(src_type));
+  const size_t codes = size_t{1} << sb;
   // Every source code in order, packed like the type (element 0 in the low bits).
   uint8_t in[256] = {};
-  const auto sb = static_cast<size_t>(src_bits);
   for (size_t c = 0; c < codes; ++c) {
     in[c * sb / 8] = static_cast<uint8_t>(in[c * sb / 8] | c << (c * sb % 8));
   }
-  alignas(64) uint8_t out[256 * 8] = {};
   RunRoute(e.small_route, e, in, src_type, out, dst_type, codes, options);
+  return codes;
+}
+
+void RunTable(const Entry& e, const void* src, DataType src_type, void* dst, DataType dst_type,
+              size_t count, const CastOptions& options) {
+  const int src_bits = BitWidth(src_type), dst_bits = BitWidth(dst_type);
+  alignas(64) uint8_t out[256 * 8] = {};
+  const size_t codes = ResultsOnEveryCode(e, src_type, dst_type, options, out);
   alignas(64) uint8_t table[256 * 2] = {};
   if (dst_bits >= 16) {
     // Two byte tables: the low and the high byte of each result's low 16 bits (the plan
@@ -286,14 +294,8 @@ bool IsTableTarget(const TargetFacts& facts, DataType src, DataType dst) {
 // For 32/64-bit results: whether every result of the small route extends from its low 16
 // bits, and how (*sign_extend). Results into integers do not depend on the options.
 bool ResultsExtendFrom16Bits(const Entry& e, DataType src, DataType dst, bool* sign_extend) {
-  const int src_bits = BitWidth(src);
-  const size_t codes = size_t{1} << src_bits, sb = static_cast<size_t>(src_bits);
-  uint8_t in[256] = {};
-  for (size_t c = 0; c < codes; ++c) {
-    in[c * sb / 8] = static_cast<uint8_t>(in[c * sb / 8] | c << (c * sb % 8));
-  }
   alignas(64) uint8_t out[256 * 8] = {};
-  RunRoute(e.small_route, e, in, src, out, dst, codes, CastOptions{});
+  const size_t codes = ResultsOnEveryCode(e, src, dst, CastOptions{}, out);
   bool sext = true, zext = true;
   for (size_t c = 0; c < codes; ++c) {
     uint64_t v = 0;
