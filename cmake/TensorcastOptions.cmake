@@ -38,6 +38,11 @@ option(TENSORCAST_INSTALL "Generate the install rules (cmake --install)" ${PROJE
 option(TENSORCAST_COMPILE_ALL_ATTAINABLE
        "Compile every attainable Highway target (incl. the scalar fallback) so tests can force each"
        ${TENSORCAST_BUILD_TESTS})
+# Highway targets left out of the build, as HWY_DISABLED_TARGETS (e.g. "HWY_SSSE3|HWY_AVX3").
+# The fuzz preset uses it with -march=haswell to compile two targets only: clang 14 takes
+# minutes per kernel TU for its EMU128 fallback under the sanitizers.
+set(TENSORCAST_HWY_DISABLED_TARGETS "" CACHE STRING
+    "Highway targets not to compile (HWY_DISABLED_TARGETS), e.g. HWY_SSSE3|HWY_AVX3")
 # The ONNX node-test data is not part of the repository; by default it is looked up next to
 # the checkout. The conformance test reports "skipped" when the folder is absent.
 set(TENSORCAST_ONNX_NODE_TESTS "${PROJECT_SOURCE_DIR}/../shared/onnx-node-tests" CACHE PATH

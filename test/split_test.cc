@@ -730,6 +730,51 @@ TEST_F(SplitErrors, ByteCountOverflow) {
   EXPECT_EQ(s.code(), StatusCode::kOverflow) << s.message();
 }
 
+// Split has no rank limit: the dimensions before and after the axis collapse into two
+// counts, so any rank >= 1 works whose element count fits in size_t.
+TEST(SplitLimits, HighRanksSplitLikeTheirCollapsedShape) {
+  // Rank 64: dims of 1 except 3 at index 10, 4 at the axis (40) and 2 at index 63. Element
+  // (o, a, i) of the collapsed [3, 4, 2] is o * 8 + a * 2 + i.
+  std::vector<int64_t> shape(64, 1);
+  shape[10] = 3;
+  shape[40] = 4;
+  shape[63] = 2;
+  const std::vector<float> input = Iota(24);
+  const int64_t sizes[2] = {1, 3};
+  std::vector<float> a(6, -1.0f), b(18, -1.0f);
+  void* outs[2] = {a.data(), b.data()};
+  ASSERT_TRUE(Split(input.data(), DT::kFloat, shape.data(), shape.size(), 40, sizes, 2, outs).ok());
+  std::vector<float> want_a, want_b;
+  for (int o = 0; o < 3; ++o) {
+    for (int x = 0; x < 4; ++x) {
+      for (int i = 0; i < 2; ++i) (x < 1 ? want_a : want_b).push_back(input[o * 8 + x * 2 + i]);
+    }
+  }
+  EXPECT_EQ(a, want_a);
+  EXPECT_EQ(b, want_b);
+  // A million dimensions of 1 around the axis.
+  std::vector<int64_t> ones(1000000, 1);
+  ones[500000] = 24;
+  const int64_t halves[2] = {12, 12};
+  std::vector<float> c(12, -1.0f), d(12, -1.0f);
+  void* outs2[2] = {c.data(), d.data()};
+  ASSERT_TRUE(
+      Split(input.data(), DT::kFloat, ones.data(), ones.size(), -500000, halves, 2, outs2).ok());
+  EXPECT_EQ(c, std::vector<float>(input.begin(), input.begin() + 12));
+  EXPECT_EQ(d, std::vector<float>(input.begin() + 12, input.end()));
+}
+
+TEST(SplitLimits, AnElementCountBeyondSizeMaxIsAnOverflowAtAnyRank) {
+  // 64 dimensions of 2: 2^64 elements.
+  const std::vector<int64_t> shape(64, 2);
+  const int64_t sizes[2] = {1, 1};
+  float x = 0;
+  void* outs[2] = {&x, &x};
+  const Status s = Split(&x, DT::kFloat, shape.data(), shape.size(), 0, sizes, 2, outs);
+  EXPECT_EQ(s.code(), StatusCode::kOverflow) << s.message();
+  EXPECT_EQ(x, 0.0f);
+}
+
 // ------------------------------------------------------------ opset helper
 
 struct SizesCase {

@@ -781,5 +781,43 @@ TEST(ParseError, BoolWords) {
   }
 }
 
+// Limits: non-UTF-8 bytes are data (copied as they are, a parse error where a number is
+// expected), and a mebibyte of text is rounded once from all of its digits.
+TEST(StringLimits, NonUtf8BytesAreCopiedAndAreParseErrorsInNumbers) {
+  const Strings src = {std::string("\xff\xfe\x80", 3), std::string("1\xc3", 2)};
+  Strings copy(2);
+  ASSERT_TRUE(Cast(src.data(), DT::kString, copy.data(), DT::kString, 2).ok());
+  EXPECT_EQ(copy, src);
+  for (DT t : {DT::kFloat, DT::kDouble, DT::kInt64, DT::kFloat8E4M3FN, DT::kBool}) {
+    for (const std::string& text : src) {
+      Bytes dst(StorageBytes(t, 1), 0xA5);
+      const Status s = Cast(&text, DT::kString, dst.data(), t, 1);
+      EXPECT_EQ(s.code(), StatusCode::kParseError) << DataTypeName(t);
+      EXPECT_EQ(dst, Bytes(StorageBytes(t, 1), 0xA5)) << DataTypeName(t);
+    }
+  }
+}
+
+TEST(StringLimits, AMebibyteOfDigitsIsRoundedOnceFromTheText) {
+  const std::string zeros(size_t{1} << 20, '0');
+  // 1 + 2^-24 is exactly the midpoint between 1 and the next float32.
+  const std::string tie = "1.000000059604644775390625";
+  const Strings src = {tie + zeros, tie + zeros + "1", "1" + zeros + "e-1048576",
+                       "0." + zeros + "1", "-" + zeros + "7" + ".5e-1"};
+  uint32_t dst[5] = {};
+  ASSERT_TRUE(Cast(src.data(), DT::kString, dst, DT::kFloat, 5).ok());
+  EXPECT_EQ(dst[0], 0x3F800000u);  // exactly the tie: to even
+  EXPECT_EQ(dst[1], 0x3F800001u);  // a digit above the tie, 2^20 digits later
+  EXPECT_EQ(dst[2], 0x3F800000u);  // 10^1048576 * 10^-1048576 = 1
+  EXPECT_EQ(dst[3], 0x00000000u);  // 10^-1048577 rounds to +0
+  EXPECT_EQ(dst[4], 0xBF400000u);  // -7.5e-1 = -0.75 behind a mebibyte of leading zeros
+  // A bad mebibyte: the message quotes its start, not all of it.
+  const std::string bad = zeros + "x";
+  float f = 0;
+  const Status s = Cast(&bad, DT::kString, &f, DT::kFloat, 1);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_LT(s.message().size(), 256u) << s.message().size();
+}
+
 }  // namespace
 }  // namespace tensorcast

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # One entry point for users and CI on Debian 12 (bookworm):
 #   tools/dev.sh report [IN]   install what is missing, build, run `tensorcast report`
-#   tools/dev.sh test          install what is missing, build, run the whole test suite,
-#                              then the aarch64 suite under qemu (test-aarch64; CI runs it;
-#                              TENSORCAST_SKIP_AARCH64=1 skips it)
+#   tools/dev.sh test          install what is missing, build, run the whole test suite in
+#                              stages, timing each: the native suite (release), the aarch64
+#                              suite under qemu (test-aarch64), the ASan + UBSan suite
+#                              (test-asan), the ThreadSanitizer test (test-tsan), then each
+#                              libFuzzer target for TENSORCAST_FUZZ_SECONDS (default 60; fuzz).
+#                              CI runs exactly this. TENSORCAST_SKIP_AARCH64=1,
+#                              TENSORCAST_SKIP_SANITIZERS=1 and TENSORCAST_SKIP_FUZZ=1 skip
+#                              those stages (for a quick local run; CI skips nothing).
 #   tools/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
 #                              libraries if missing, cross-build (build-aarch64) and run the
 #                              GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
@@ -128,6 +133,31 @@ fuzz() {
   done
 }
 
+# Runs "$@" as the stage NAME ($1), prints its time and records it for the summary.
+stage_times=()
+stage() {
+  local name=$1 start
+  shift
+  start=$(date +%s)
+  echo "=== stage $name" >&2
+  "$@"
+  stage_times+=("$name $(( $(date +%s) - start )) s")
+  echo "=== stage $name passed in $(( $(date +%s) - start )) s" >&2
+}
+
+test_all() {
+  stage release build
+  stage release-tests ctest --preset release "$@"
+  [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || stage aarch64 test_aarch64
+  if [ "${TENSORCAST_SKIP_SANITIZERS:-0}" != 1 ]; then
+    stage asan test_asan
+    stage tsan test_tsan
+  fi
+  [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-60}"
+  echo "stage times:"
+  printf '  %s\n' "${stage_times[@]}"
+}
+
 # The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.
 format_files() { git ls-files '*.h' '*.cc' '*.c' '*.inc'; }
 
@@ -156,10 +186,7 @@ cmd=${1:-}
 case "$cmd" in
   build) build ;;
   report) build; exec build/tools/tensorcast report "$@" ;;
-  test)
-    build
-    ctest --preset release "$@"
-    [ "${TENSORCAST_SKIP_AARCH64:-0}" = 1 ] || test_aarch64 ;;
+  test) test_all "$@" ;;
   test-aarch64) test_aarch64 "$@" ;;
   format-check) format_check ;;
   test-asan) test_asan "$@" ;;

@@ -1,11 +1,15 @@
-// Fuzz target: text -> every numeric type through Cast(STRING -> T).
-// Checks, for any input bytes:
+// Fuzz target: text -> every numeric type through Cast(STRING -> T), default options
+// (saturate, round_mode "up"). Checks, for any input bytes:
 // - text in the accepted syntax (optional ASCII whitespace around an optional sign and a
 //   decimal number with optional fraction and exponent, or inf / infinity / nan in any
-//   case) parses; FLOAT and DOUBLE results equal glibc's correctly rounded strtof /
-//   strtod (an independent exact parse); other targets succeed;
-// - BOOL also accepts true / false in any case;
-// - any other text is a kParseError, and nothing crashes.
+//   case) parses, and any other text is a kParseError; BOOL also accepts true / false;
+// - FLOAT and DOUBLE equal glibc's correctly rounded strtof / strtod;
+// - every other target against an exact oracle written here, independently of the library:
+//   the decimal text is compared exactly with dyadic values (glibc prints a double's exact
+//   decimal expansion), so a float result must lie within half a step of the text's value,
+//   ties to the even code; FLOAT8E8M0 must be the smallest power of two at or above |x|;
+//   integers the value truncated toward zero and saturated; BOOL non-zero -> 1.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -68,6 +72,181 @@ bool Accepted(const std::string& text, std::string* core) {
   return i == s.size();
 }
 
+// The exact value of accepted numeric text: (-1)^negative * 0.DIGITS * 10^exponent with
+// DIGITS free of leading and trailing zeros (empty for zero).
+struct Decimal {
+  bool negative = false;
+  bool nan = false, inf = false;
+  std::string digits;
+  long exponent = 0;
+};
+
+Decimal ParseDecimal(const std::string& core) {
+  Decimal d;
+  size_t i = 0;
+  if (i < core.size() && (core[i] == '+' || core[i] == '-')) d.negative = core[i++] == '-';
+  const std::string word = core.substr(i);
+  if (EqualsIgnoreCase(word, "nan")) {
+    d.nan = true;
+    return d;
+  }
+  if (EqualsIgnoreCase(word, "inf") || EqualsIgnoreCase(word, "infinity")) {
+    d.inf = true;
+    return d;
+  }
+  std::string all;
+  long point = -1;
+  for (; i < core.size() && core[i] != 'e' && core[i] != 'E'; ++i) {
+    if (core[i] == '.') {
+      point = static_cast<long>(all.size());
+    } else {
+      all += core[i];
+    }
+  }
+  if (point < 0) point = static_cast<long>(all.size());
+  long exp10 = 0;
+  if (i < core.size()) {
+    ++i;
+    bool neg = false;
+    if (core[i] == '+' || core[i] == '-') neg = core[i++] == '-';
+    for (; i < core.size(); ++i) exp10 = std::min(exp10 * 10 + (core[i] - '0'), 100000000L);
+    if (neg) exp10 = -exp10;
+  }
+  const size_t first = all.find_first_not_of('0');
+  if (first == std::string::npos) return d;  // zero
+  const size_t last = all.find_last_not_of('0');
+  d.digits = all.substr(first, last - first + 1);
+  d.exponent = point - static_cast<long>(first) + exp10;
+  return d;
+}
+
+// The exact decimal expansion of a finite double m >= 0, as a Decimal.
+Decimal ExactDecimal(double m) {
+  char buf[1200];
+  std::snprintf(buf, sizeof buf, "%.1100e", m);  // glibc prints the exact value
+  return ParseDecimal(buf);
+}
+
+// Sign of |x| - m for a finite x and a finite m >= 0, exactly.
+int CompareMagnitude(const Decimal& x, double m) {
+  const Decimal y = ExactDecimal(m);
+  if (x.digits.empty() || y.digits.empty()) {
+    return static_cast<int>(!x.digits.empty()) - static_cast<int>(!y.digits.empty());
+  }
+  if (x.exponent != y.exponent) return x.exponent < y.exponent ? -1 : 1;
+  const size_t n = std::max(x.digits.size(), y.digits.size());
+  for (size_t k = 0; k < n; ++k) {
+    const char a = k < x.digits.size() ? x.digits[k] : '0';
+    const char b = k < y.digits.size() ? y.digits[k] : '0';
+    if (a != b) return a < b ? -1 : 1;
+  }
+  return 0;
+}
+
+// The small float formats, described here independently of the library.
+struct Format {
+  DataType type;
+  int bits, exponent_bits, mantissa_bits, bias;
+  bool ieee;          // Inf and NaN in the top exponent (FLOAT16, BFLOAT16, FLOAT8E5M2)
+  bool fnuz;          // 0x80 is NaN, one zero
+  unsigned max_code;  // the largest finite magnitude code
+};
+
+constexpr Format kFormats[] = {
+    {DataType::kFloat16, 16, 5, 10, 15, true, false, 0x7BFF},
+    {DataType::kBfloat16, 16, 8, 7, 127, true, false, 0x7F7F},
+    {DataType::kFloat8E4M3FN, 8, 4, 3, 7, false, false, 0x7E},
+    {DataType::kFloat8E4M3FNUZ, 8, 4, 3, 8, false, true, 0x7F},
+    {DataType::kFloat8E5M2, 8, 5, 2, 15, true, false, 0x7B},
+    {DataType::kFloat8E5M2FNUZ, 8, 5, 2, 16, false, true, 0x7F},
+    {DataType::kFloat4E2M1, 4, 2, 1, 1, false, false, 0x7},
+};
+
+// The value of a magnitude code (sign bit clear) of a finite number.
+double MagnitudeValue(const Format& f, unsigned c) {
+  const unsigned m = c & ((1u << f.mantissa_bits) - 1);
+  const int e = static_cast<int>(c >> f.mantissa_bits);
+  if (e == 0) return std::ldexp(m, 1 - f.bias - f.mantissa_bits);
+  return std::ldexp((1u << f.mantissa_bits) + m, e - f.bias - f.mantissa_bits);
+}
+
+// A finite x with |x| <= MAX: the code must be the correctly rounded (RNE) neighbour.
+bool RoundedCorrectly(const Format& f, const Decimal& x, unsigned code) {
+  const unsigned sign_bit = 1u << (f.bits - 1);
+  const unsigned c = code & (sign_bit - 1);
+  const bool negative = (code & sign_bit) != 0;
+  if (c > f.max_code || (f.fnuz && code == sign_bit)) return false;  // Inf or NaN
+  if (c == 0 && f.fnuz) {
+    if (negative) return false;  // the one zero is 0x00
+  } else if (negative != x.negative) {
+    return false;
+  }
+  const double v = MagnitudeValue(f, c);
+  const bool even = (c & 1) == 0;
+  if (c < f.max_code) {
+    const int up = CompareMagnitude(x, (v + MagnitudeValue(f, c + 1)) / 2);
+    if (up > 0 || (up == 0 && !even)) return false;
+  }
+  if (c > 0) {
+    const int down = CompareMagnitude(x, (v + MagnitudeValue(f, c - 1)) / 2);
+    if (down < 0 || (down == 0 && !even)) return false;
+  }
+  return true;
+}
+
+// FLOAT8E8M0 with saturate and round_mode "up": 2^(c - 127), the smallest power of two at or
+// above |x|, 0x00 for |x| <= 2^-127 (and zero), 0xFE above 2^127; 0xFF for NaN.
+bool E8M0Correct(const Decimal& x, unsigned code) {
+  if (x.nan) return code == 0xFF;
+  if (x.inf) return code == 0xFE;
+  if (code > 0xFE) return false;
+  if (CompareMagnitude(x, std::ldexp(1.0, 127)) > 0) return code == 0xFE;
+  if (CompareMagnitude(x, std::ldexp(1.0, static_cast<int>(code) - 127)) > 0) return false;
+  return code == 0 || CompareMagnitude(x, std::ldexp(1.0, static_cast<int>(code) - 128)) > 0;
+}
+
+struct IntegerType {
+  DataType type;
+  int bits;
+  bool is_signed;
+};
+
+constexpr IntegerType kIntegers[] = {
+    {DataType::kInt8, 8, true},     {DataType::kUint8, 8, false},   {DataType::kInt16, 16, true},
+    {DataType::kUint16, 16, false}, {DataType::kInt32, 32, true},   {DataType::kUint32, 32, false},
+    {DataType::kInt64, 64, true},   {DataType::kUint64, 64, false}, {DataType::kInt4, 4, true},
+    {DataType::kUint4, 4, false},   {DataType::kInt2, 2, true},     {DataType::kUint2, 2, false},
+};
+
+// Integers: truncated toward zero, saturated; NaN -> 0, +-Inf -> the limits.
+bool IntegerCorrect(const Decimal& x, int bits, bool is_signed, const uint8_t* out) {
+  const __int128 lo = is_signed ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
+  const __int128 hi = (static_cast<__int128>(1) << (bits - (is_signed ? 1 : 0))) - 1;
+  __int128 want = 0;
+  if (x.inf) {
+    want = x.negative ? lo : hi;
+  } else if (!x.nan && x.exponent > 0) {
+    if (x.exponent > 30) {
+      want = x.negative ? lo : hi;
+    } else {
+      __int128 ip = 0;
+      for (long k = 0; k < x.exponent; ++k) {
+        ip = ip * 10 + (k < static_cast<long>(x.digits.size()) ? x.digits[k] - '0' : 0);
+      }
+      want = x.negative ? -ip : ip;
+      want = want < lo ? lo : want > hi ? hi : want;
+    }
+  }
+  uint64_t raw = 0;
+  std::memcpy(&raw, out, static_cast<size_t>(bits < 8 ? 1 : bits / 8));
+  if (bits < 64) raw &= (uint64_t{1} << bits) - 1;
+  __int128 got = raw;
+  if (is_signed && (raw >> (bits - 1)) != 0) {
+    got -= static_cast<__int128>(1) << bits;
+  }
+  return got == want;
+}
+
 void Fail(const char* what, const std::string& text) {
   std::fprintf(stderr, "fuzz_parse_text: %s for text of %zu bytes\n", what, text.size());
   std::abort();
@@ -100,14 +279,53 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (std::isnan(want) ? !std::isnan(got) : std::memcmp(&want, &got, 8) != 0) {
         Fail("DOUBLE differs from strtod", text);
       }
-    } else if (type == DataType::kFloat) {
+      continue;
+    }
+    if (type == DataType::kFloat) {
       const float want = std::strtof(core.c_str(), nullptr);
       float got;
       std::memcpy(&got, out, sizeof got);
       if (std::isnan(want) ? !std::isnan(got) : std::memcmp(&want, &got, 4) != 0) {
         Fail("FLOAT differs from strtof", text);
       }
+      continue;
     }
+    const Decimal x = ParseDecimal(core);
+    if (type == DataType::kBool) {
+      if (EqualsIgnoreCase(core, "true") || EqualsIgnoreCase(core, "false")) {
+        if (out[0] != (EqualsIgnoreCase(core, "true") ? 1 : 0)) Fail("BOOL word", text);
+      } else if (out[0] != ((x.nan || x.inf || !x.digits.empty()) ? 1 : 0)) {
+        Fail("BOOL differs from x != 0", text);
+      }
+      continue;
+    }
+    if (type == DataType::kFloat8E8M0) {
+      if (!E8M0Correct(x, out[0])) Fail("FLOAT8E8M0 is not the power of two at or above |x|", text);
+      continue;
+    }
+    bool integer = false;
+    for (const IntegerType& it : kIntegers) {
+      if (it.type != type) continue;
+      integer = true;
+      if (!IntegerCorrect(x, it.bits, it.is_signed, out)) {
+        Fail("integer is not the truncated, saturated value", text);
+      }
+    }
+    if (integer) continue;
+    bool checked = false;
+    for (const Format& f : kFormats) {
+      if (f.type != type) continue;
+      checked = true;
+      // Values beyond MAX and the special words follow the overflow tables; only values
+      // that round inside the range are checked here.
+      if (x.nan || x.inf) continue;
+      if (CompareMagnitude(x, MagnitudeValue(f, f.max_code)) > 0) continue;
+      unsigned code = out[0];
+      if (f.bits == 16) code |= static_cast<unsigned>(out[1]) << 8;
+      if (f.bits == 4) code &= 0xF;
+      if (!RoundedCorrectly(f, x, code)) Fail("not the correctly rounded code", text);
+    }
+    if (!checked) Fail("no oracle for a numeric type", text);
   }
   return 0;
 }
