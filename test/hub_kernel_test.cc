@@ -100,7 +100,7 @@ void Check(TargetLoop& loop, const RoundToOddDecoder& dec, const std::vector<uin
            const Bytes& packed, size_t count, size_t src_offset, size_t dst_offset) {
   const size_t size = static_cast<size_t>(dec.bits) / 8;
   Bytes in(src_offset + count * size);
-  std::memcpy(in.data() + src_offset, packed.data(), count * size);
+  if (count != 0) std::memcpy(in.data() + src_offset, packed.data(), count * size);
   std::vector<uint32_t> want(count);
   for (size_t i = 0; i < count; ++i) want[i] = Expected(dec, codes[i]);
   GuardedBuffer out(4 * count, dst_offset);

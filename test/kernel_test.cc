@@ -165,7 +165,7 @@ const Bytes& Source(DataType type, size_t* count) {
 
 // The first differing byte of two equal-sized buffers (memcmp first: fast under qemu).
 bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
-  if (std::memcmp(a, b, n) == 0) return false;
+  if (n == 0 || std::memcmp(a, b, n) == 0) return false;
   size_t i = 0;
   while (a[i] == b[i]) ++i;
   *at = i;
@@ -253,7 +253,7 @@ void CheckRow(TargetLoop& loop, const test::KernelRow& row, const Bytes& src, si
   const size_t in_bytes = StorageBytes(row.src, count);
   const size_t out_bytes = StorageBytes(row.dst, count);
   Bytes in(in_bytes + src_offset);
-  std::memcpy(in.data() + src_offset, src.data(), in_bytes);
+  if (in_bytes != 0) std::memcpy(in.data() + src_offset, src.data(), in_bytes);
   Bytes want(out_bytes);
   ASSERT_TRUE(
       reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
