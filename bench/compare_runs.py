@@ -64,6 +64,7 @@ def main():
         rows = [n for n in names if size_of(n) == size]
         time_ratios, mem_ratios = [], []
         slower, faster = [], []
+        mem_slower = mem_faster = 0
         for n in rows:
             r = [b[n]["real_time"] / a[n]["real_time"] for (_, b), (_, a) in zip(before, after)]
             time_ratios.append(statistics.median(r))
@@ -74,10 +75,17 @@ def main():
                 slower.append((n, r))
             elif all(x > 1 + t for x in r):
                 faster.append((n, r))
+            if mem_ratios and len(mem_ratios) == len(time_ratios):
+                m = [a[n]["x_memcpy"] / b[n]["x_memcpy"] for (_, b), (_, a) in zip(before, after)]
+                mem_slower += all(x < 1 - t for x in m)
+                mem_faster += all(x > 1 + t for x in m)
         line = f"{size}: {len(rows)} rows, median speed after/before {statistics.median(time_ratios):.3f} (time)"
         if mem_ratios:
             line += f", {statistics.median(mem_ratios):.3f} (x_memcpy)"
-        lines.append(line + f"; slower by >{t:.0%} in all: {len(slower)}, faster: {len(faster)}")
+        line += f"; slower by >{t:.0%} in all: {len(slower)}, faster: {len(faster)}"
+        if mem_ratios:
+            line += f" (by x_memcpy: {mem_slower} slower, {mem_faster} faster)"
+        lines.append(line)
         moved[size] = (slower, faster)
     for size in sizes:
         slower, faster = moved[size]
@@ -85,11 +93,14 @@ def main():
             if not group:
                 continue
             lines += ["", f"## {size}: {label} in every repetition", "",
-                      "| row | before ns | after ns | speed after/before |", "|---|---|---|---|"]
+                      "| row | before ns | after ns | speed after/before | x_memcpy after/before |",
+                      "|---|---|---|---|---|"]
             for n, r in sorted(group, key=lambda x: statistics.median(x[1])):
                 bt = " ".join(f"{b[n]['real_time']:.4g}" for _, b in before)
                 at = " ".join(f"{a[n]['real_time']:.4g}" for _, a in after)
-                lines.append(f"| {n} | {bt} | {at} | {' '.join(f'{x:.2f}' for x in r)} |")
+                xm = " ".join(f"{a[n]['x_memcpy'] / b[n]['x_memcpy']:.2f}" if "x_memcpy" in a[n] and "x_memcpy" in b[n] else "-"
+                              for (_, b), (_, a) in zip(before, after))
+                lines.append(f"| {n} | {bt} | {at} | {' '.join(f'{x:.2f}' for x in r)} | {xm} |")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.markdown:
