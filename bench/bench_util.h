@@ -1,5 +1,5 @@
 // Helpers shared by the benchmarks: NormalSample (float8_bench, subbyte_bench),
-// AlignedBuffer and InterleavedSpeedup (kernel_bench, split_bench).
+// AlignedBuffer, InterleavedSpeedup and TrafficLimit (kernel_bench, split_bench).
 #ifndef TENSORCAST_BENCH_BENCH_UTIL_H_
 #define TENSORCAST_BENCH_BENCH_UTIL_H_
 
@@ -11,6 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tensorcast_bench {
 
@@ -73,6 +77,39 @@ double InterleavedSpeedup(const S& subject, const B& baseline, size_t batch) {
     best_baseline = std::min(best_baseline, BatchSeconds(baseline, batch));
   }
   return best_baseline / best_subject;
+}
+
+// The traffic limit of a conversion of `count` elements of in_bits into out_bits: a
+// kernel with no arithmetic that reads the source bytes with aligned 16-byte loads and
+// writes the destination bytes as whole 64-byte lines with non-temporal stores, the two
+// interleaved in the conversion's proportion (blocks of 512 elements: 64 * in_bits bytes
+// read, 64 * out_bits written, both whole lines). Each block's stores depend on its loads,
+// as a conversion's do. `in` and `out` are 64-byte aligned; count is a multiple of 512.
+// The time of a cast out of cache over this kernel's time is how far the cast is from the
+// speed of the memory system (x_limit, < 1: slower than the limit).
+inline void TrafficLimit(const uint8_t* in, uint8_t* out, size_t count, size_t in_bits,
+                         size_t out_bits) {
+  const size_t blocks = count / 512, in_step = 64 * in_bits, out_step = 64 * out_bits;
+#if defined(__SSE2__)
+  __m128i acc = _mm_setzero_si128();
+  for (size_t b = 0; b < blocks; ++b) {
+    const auto* s = reinterpret_cast<const __m128i*>(in + b * in_step);
+    for (size_t i = 0; i < in_step / 16; ++i) acc = _mm_xor_si128(acc, _mm_load_si128(s + i));
+    auto* d = reinterpret_cast<__m128i*>(out + b * out_step);
+    for (size_t i = 0; i < out_step / 16; ++i) _mm_stream_si128(d + i, acc);
+  }
+  _mm_sfence();
+#else
+  uint64_t acc = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    for (size_t i = 0; i < in_step; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, in + b * in_step + i, 8);
+      acc ^= v;
+    }
+    for (size_t i = 0; i < out_step; i += 8) std::memcpy(out + b * out_step + i, &acc, 8);
+  }
+#endif
 }
 
 // Calls per batch for a call that moves `bytes` bytes: about 16 MiB per batch (a few

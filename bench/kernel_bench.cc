@@ -3,8 +3,9 @@
 // the best Highway target (--target=NAME forces another one). Each benchmark reports
 // bytes/s counting bytes read + written and `x_memcpy`: its speed relative to memcpy of
 // the same number of bytes (read + written), measured inside the row in interleaved
-// batches (memcpy's 64 MiB rate drifts +-25% between processes on a shared VM). All
-// buffers are 64-byte aligned.
+// batches (memcpy's 64 MiB rate drifts +-25% between processes on a shared VM), and, out
+// of cache, `x_limit`: its speed relative to a kernel with no arithmetic that moves the same
+// bytes (bench_util.h TrafficLimit). All buffers are 64-byte aligned.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -94,6 +95,19 @@ void BM_Cast(benchmark::State& state, DataType src, DataType dst, size_t src_byt
   };
   state.counters["x_memcpy"] =
       InterleavedSpeedup(cast_once, memcpy_once, tensorcast_bench::BatchCalls(bytes));
+  // x_limit = t_limit / t_cast out of cache, where t_limit is the time of a kernel with no
+  // arithmetic that moves the same bytes (bench_util.h TrafficLimit), interleaved likewise.
+  if (src_bytes >= (size_t{1} << 20)) {
+    const auto limit_once = [&] {
+      tensorcast_bench::TrafficLimit(in.data(), out.data(), count,
+                                     static_cast<size_t>(tensorcast::BitWidth(src)),
+                                     static_cast<size_t>(tensorcast::BitWidth(dst)));
+      benchmark::DoNotOptimize(out.data());
+      benchmark::ClobberMemory();
+    };
+    state.counters["x_limit"] =
+        InterleavedSpeedup(cast_once, limit_once, tensorcast_bench::BatchCalls(bytes));
+  }
   state.counters["ns_per_elem"] = benchmark::Counter(
       static_cast<double>(count) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);

@@ -93,6 +93,16 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
   };
   const size_t batch = tensorcast_bench::BatchCalls(src_bytes);
   state.counters["x_memcpy"] = tensorcast_bench::InterleavedSpeedup(split_once, memcpy_once, batch);
+  // x_limit: the same against the traffic limit of a copy of the source (bench_util.h
+  // TrafficLimit: aligned loads, whole-line non-temporal stores), out of cache only.
+  if (src_bytes >= (size_t{1} << 20) && src_bytes % 512 == 0) {
+    const auto limit_once = [&] {
+      tensorcast_bench::TrafficLimit(src.data(), copy_dst.data(), src_bytes, 8, 8);
+      benchmark::DoNotOptimize(copy_dst.data());
+      benchmark::ClobberMemory();
+    };
+    state.counters["x_limit"] = tensorcast_bench::InterleavedSpeedup(split_once, limit_once, batch);
+  }
   const int bits = tensorcast::BitWidth(type);
   if (bits % 8 == 0) {  // whole-byte elements: blocks are byte ranges
     const size_t elem = static_cast<size_t>(bits / 8);

@@ -7,7 +7,8 @@
 // - every other target against an exact oracle written here, independently of the library:
 //   the decimal text is compared exactly with dyadic values (glibc prints a double's exact
 //   decimal expansion), so a float result must lie within half a step of the text's value,
-//   ties to the even code; FLOAT8E8M0 must be the smallest power of two at or above |x|;
+//   ties to the even code, beyond MAX be the saturated or infinite code, and a NaN the
+//   format's NaN code; FLOAT8E8M0 must be the smallest power of two at or above |x|;
 //   integers the value truncated toward zero and saturated; BOOL non-zero -> 1.
 #include <algorithm>
 #include <cerrno>
@@ -147,19 +148,20 @@ int CompareMagnitude(const Decimal& x, double m) {
 struct Format {
   DataType type;
   int bits, exponent_bits, mantissa_bits, bias;
-  bool ieee;          // Inf and NaN in the top exponent (FLOAT16, BFLOAT16, FLOAT8E5M2)
-  bool fnuz;          // 0x80 is NaN, one zero
-  unsigned max_code;  // the largest finite magnitude code
+  bool fnuz;                            // 0x80 is NaN, one zero
+  unsigned max_code;                    // the largest finite magnitude code
+  unsigned nan_positive, nan_negative;  // the codes of "nan" and "-nan"
 };
 
 constexpr Format kFormats[] = {
-    {DataType::kFloat16, 16, 5, 10, 15, true, false, 0x7BFF},
-    {DataType::kBfloat16, 16, 8, 7, 127, true, false, 0x7F7F},
-    {DataType::kFloat8E4M3FN, 8, 4, 3, 7, false, false, 0x7E},
-    {DataType::kFloat8E4M3FNUZ, 8, 4, 3, 8, false, true, 0x7F},
-    {DataType::kFloat8E5M2, 8, 5, 2, 15, true, false, 0x7B},
-    {DataType::kFloat8E5M2FNUZ, 8, 5, 2, 16, false, true, 0x7F},
-    {DataType::kFloat4E2M1, 4, 2, 1, 1, false, false, 0x7},
+    {DataType::kFloat16, 16, 5, 10, 15, false, 0x7BFF, 0x7E00, 0xFE00},
+    {DataType::kBfloat16, 16, 8, 7, 127, false, 0x7F7F, 0x7FC0, 0xFFC0},
+    {DataType::kFloat8E4M3FN, 8, 4, 3, 7, false, 0x7E, 0x7F, 0xFF},
+    {DataType::kFloat8E4M3FNUZ, 8, 4, 3, 8, true, 0x7F, 0x80, 0x80},
+    {DataType::kFloat8E5M2, 8, 5, 2, 15, false, 0x7B, 0x7E, 0xFE},
+    {DataType::kFloat8E5M2FNUZ, 8, 5, 2, 16, true, 0x7F, 0x80, 0x80},
+    // FLOAT4E2M1 has no NaN: a positive NaN gives 0x8, a negative one 0x0.
+    {DataType::kFloat4E2M1, 4, 2, 1, 1, false, 0x7, 0x8, 0x0},
 };
 
 // The value of a magnitude code (sign bit clear) of a finite number.
@@ -316,13 +318,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const Format& f : kFormats) {
       if (f.type != type) continue;
       checked = true;
-      // Values beyond MAX and the special words follow the overflow tables; only values
-      // that round inside the range are checked here.
-      if (x.nan || x.inf) continue;
-      if (CompareMagnitude(x, MagnitudeValue(f, f.max_code)) > 0) continue;
       unsigned code = out[0];
       if (f.bits == 16) code |= static_cast<unsigned>(out[1]) << 8;
       if (f.bits == 4) code &= 0xF;
+      if (x.nan) {
+        if (code != (x.negative ? f.nan_negative : f.nan_positive)) Fail("not the NaN code", text);
+        continue;
+      }
+      // Beyond MAX (Inf included): FLOAT16 and BFLOAT16 round to MAX below MAX + half a
+      // step and overflow to Inf from there (the tie goes to the even Inf); the float8
+      // formats saturate (the default), FLOAT4E2M1 always does.
+      const unsigned sign = x.negative ? 1u << (f.bits - 1) : 0;
+      const double max = MagnitudeValue(f, f.max_code);
+      if (x.inf || CompareMagnitude(x, max) > 0) {
+        unsigned want = sign | f.max_code;
+        if (f.bits == 16) {
+          const double half_step = (max - MagnitudeValue(f, f.max_code - 1)) / 2;
+          if (x.inf || CompareMagnitude(x, max + half_step) >= 0) want = sign | (f.max_code + 1);
+        }
+        if (code != want) Fail("beyond MAX: not the saturated or infinite code", text);
+        continue;
+      }
       if (!RoundedCorrectly(f, x, code)) Fail("not the correctly rounded code", text);
     }
     if (!checked) Fail("no oracle for a numeric type", text);
