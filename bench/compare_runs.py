@@ -2,7 +2,7 @@
 """Compares Google Benchmark JSON runs of two builds of the same benchmark binary.
 
     bench/compare_runs.py --before b1.json b2.json b3.json --after a1.json a2.json a3.json \
-        [--threshold 0.05] [--markdown out.md] [--title TEXT]
+        [--threshold 0.05] [--markdown FILE] [--title TEXT]
 
 Run the two binaries alternately (before, after, before, ...) on an otherwise idle machine,
 one JSON file per run. A row "moved" when its speed ratio after/before (before time over

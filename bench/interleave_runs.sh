@@ -29,4 +29,4 @@ for ((k = 1; k <= reps; ++k)); do
   afters+=("$out/after_$k.json")
 done
 exec python3 "$(dirname "${BASH_SOURCE[0]}")/compare_runs.py" --before "${befores[@]}" \
-  --after "${afters[@]}" --markdown "$out/compare.md"
+  --after "${afters[@]}" --markdown "$out/comparison.markdown"
