@@ -313,12 +313,45 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
   return Fill(err, TC_OK, "", 0, 0);
 }
 
+int CastWithOptions(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                    const CastOptions& options, tc_error* err);
+
 int CastImpl(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
              int saturate, int round_mode, tc_error* err) {
   CastOptions options;
   options.saturate = saturate != 0;
   // Any int is a value of the enum (fixed underlying type); Cast rejects those outside 0..2.
   options.round_mode = static_cast<RoundMode>(round_mode);
+  return CastWithOptions(src, src_type, dst, dst_type, count, options, err);
+}
+
+// tc_options (NULL: the defaults; a smaller struct_size: defaults for the fields it
+// lacks) into CastOptions; the runner is copied into *runner, which must outlive the call.
+int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runner, tc_error* err) {
+  *out = CastOptions();
+  if (in == nullptr) return TC_OK;
+  const size_t size = in->struct_size;
+  if (size > sizeof(tc_options)) {
+    const std::string m = "options->struct_size " + std::to_string(size) +
+                          " is larger than this library's tc_options (" +
+                          std::to_string(sizeof(tc_options)) + " bytes)";
+    return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+  }
+  const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
+  if (has(offsetof(tc_options, saturate), sizeof(int))) out->saturate = in->saturate != 0;
+  if (has(offsetof(tc_options, round_mode), sizeof(int))) {
+    out->round_mode = static_cast<RoundMode>(in->round_mode);
+  }
+  if (has(offsetof(tc_options, runner), sizeof(const tc_runner*)) && in->runner != nullptr) {
+    runner->opaque = in->runner->opaque;
+    runner->run = in->runner->run;
+    out->runner = runner;
+  }
+  return TC_OK;
+}
+
+int CastWithOptions(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                    const CastOptions& options, tc_error* err) {
   const auto st = static_cast<DataType>(src_type);
   const auto dt = static_cast<DataType>(dst_type);
   if (st != DataType::kString && dt != DataType::kString) {
@@ -326,6 +359,22 @@ int CastImpl(const void* src, int32_t src_type, void* dst, int32_t dst_type, siz
   }
   return CastStrings(src, st, dst, dt, count, options, err);
 }
+
+// A Split error; for STRING (split as views under a stand-in type), messages about byte
+// counts name the stand-in type: say STRING instead.
+int ReportSplit(const Status& s, DataType type, tc_error* err) {
+  if (type != DataType::kString) return Report(s, err);
+  std::string m = s.message();
+  const std::string stand_in = tensorcast::DataTypeName(kViewType);
+  for (size_t at = m.find(stand_in); at != std::string::npos; at = m.find(stand_in, at)) {
+    m.replace(at, stand_in.size(), "STRING");
+  }
+  return Fill(err, static_cast<int>(s.code()), m.data(), m.size(), 0);
+}
+
+static_assert(sizeof(tensorcast::Runner) == sizeof(tc_runner) &&
+                  offsetof(tc_runner, run) == sizeof(void*),
+              "tc_runner and tensorcast::Runner must have the same layout");
 
 }  // namespace
 
@@ -350,6 +399,42 @@ TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t li
   });
 }
 
+TC_API int tc_cast_ex(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                      const tc_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    CastOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    return CastWithOptions(src, src_type, dst, dst_type, count, o, err);
+  });
+}
+
+TC_API int tc_cast_like_ex(const void* src, int32_t src_type, void* dst, int32_t like_type,
+                           size_t count, const tc_options* options, tc_error* err) {
+  return tc_cast_ex(src, src_type, dst, like_type, count, options, err);
+}
+
+TC_API tc_thread_pool* tc_thread_pool_create(size_t num_threads) {
+  try {
+    return reinterpret_cast<tc_thread_pool*>(new tensorcast::ThreadPool(num_threads));
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+TC_API void tc_thread_pool_destroy(tc_thread_pool* pool) {
+  delete reinterpret_cast<tensorcast::ThreadPool*>(pool);
+}
+
+TC_API const tc_runner* tc_thread_pool_runner(tc_thread_pool* pool) {
+  if (pool == nullptr) return nullptr;
+  // tensorcast::Runner and tc_runner have the same members in the same order (checked
+  // below), so the pool's Runner is its tc_runner.
+  return reinterpret_cast<const tc_runner*>(
+      reinterpret_cast<tensorcast::ThreadPool*>(pool)->runner());
+}
+
 TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, int cast_like,
                                tc_error* err) {
   return Guard(err, [&] {
@@ -362,19 +447,26 @@ TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, in
 TC_API int tc_split(const void* src, int32_t type, const int64_t* shape, size_t rank, int64_t axis,
                     const int64_t* sizes, size_t num_outputs, void* const* outputs, tc_error* err) {
   return Guard(err, [&] {
+    return tc_split_ex(src, type, shape, rank, axis, sizes, num_outputs, outputs, nullptr, err);
+  });
+}
+
+TC_API int tc_split_ex(const void* src, int32_t type, const int64_t* shape, size_t rank,
+                       int64_t axis, const int64_t* sizes, size_t num_outputs, void* const* outputs,
+                       const tc_runner* runner, tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::Runner r;
+    const tensorcast::Runner* rp = nullptr;
+    if (runner != nullptr) {
+      r.opaque = runner->opaque;
+      r.run = runner->run;
+      rp = &r;
+    }
     const auto t = static_cast<DataType>(type);
-    if (t != DataType::kString) {
-      return Report(tensorcast::Split(src, t, shape, rank, axis, sizes, num_outputs, outputs), err);
-    }
-    Status s = tensorcast::Split(src, kViewType, shape, rank, axis, sizes, num_outputs, outputs);
+    const DataType as = t == DataType::kString ? kViewType : t;
+    Status s = tensorcast::Split(src, as, shape, rank, axis, sizes, num_outputs, outputs, rp);
     if (s.ok()) return Fill(err, TC_OK, "", 0, 0);
-    // Messages about byte counts name the stand-in type: say STRING instead.
-    std::string m = s.message();
-    const std::string stand_in = tensorcast::DataTypeName(kViewType);
-    for (size_t at = m.find(stand_in); at != std::string::npos; at = m.find(stand_in, at)) {
-      m.replace(at, stand_in.size(), "STRING");
-    }
-    return Fill(err, static_cast<int>(s.code()), m.data(), m.size(), 0);
+    return ReportSplit(s, t, err);
   });
 }
 

@@ -2,6 +2,8 @@
 // before anything is written. No exception leaves this file.
 #include "tensorcast/cast.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -9,7 +11,9 @@
 #include <string>
 
 #include "lib/dispatch/route_plan.h"
+#include "lib/parallel.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/tuning.h"
 #include "lib/type_facts.h"
 
 namespace tensorcast {
@@ -88,6 +92,71 @@ bool QuickValid(const void* src, DataType src_type, const void* dst, DataType ds
   return !(s0 < d0 + dst_bytes && d0 < s0 + src_bytes);
 }
 
+// A validated Cast of count > 0 elements on the calling thread.
+Status CastOnThisThread(const void* src, DataType src_type, void* dst, DataType dst_type,
+                        size_t count, const CastOptions& options) {
+  if (src_type != DataType::kString && dst_type != DataType::kString &&
+      dispatch::CastWithPlan(src, src_type, dst, dst_type, count, options)) {
+    return Status::Ok();
+  }
+  return reference::Cast(src, src_type, dst, dst_type, count, options);
+}
+
+// Elements per task of a parallel Cast, or 0 when the call runs on the calling thread.
+// Numeric chunks are multiples of 512 elements, so that each starts on a 64-byte line of
+// both buffers (when the first does) and on a whole byte of packed types; when the output
+// is large enough to be streamed, each chunk's output is too, so that every chunk takes
+// the non-temporal stores that the whole call would.
+size_t ChunkElements(DataType src_type, DataType dst_type, size_t count) {
+  using namespace tuning;  // NOLINT: the thresholds
+  if (src_type == DataType::kString || dst_type == DataType::kString) {
+    if (count < kParallelStringMinElements) return 0;
+    return std::max(kParallelStringTaskElements,
+                    (count + kParallelMaxTasks - 1) / kParallelMaxTasks);
+  }
+  const size_t bits = static_cast<size_t>(BitWidth(src_type) + BitWidth(dst_type));
+  const size_t bytes = count / 8 * bits;
+  if (bytes < kParallelMinBytes) return 0;
+  size_t task_bytes = std::max(kParallelTaskBytes, bytes / kParallelMaxTasks);
+  const size_t out_bytes = count / 8 * static_cast<size_t>(BitWidth(dst_type));
+  const size_t stream = std::max(kCastLoopStreamBytes, kSubbyteStreamBytes);
+  if (out_bytes >= 2 * stream) {
+    task_bytes = std::max(task_bytes, stream / static_cast<size_t>(BitWidth(dst_type)) * bits);
+  }
+  const size_t chunk = (task_bytes * 8 / bits + 511) / 512 * 512;
+  return chunk < count ? chunk : 0;
+}
+
+const void* ElementAt(const void* p, DataType type, size_t index) {
+  if (type == DataType::kString) return static_cast<const std::string*>(p) + index;
+  return static_cast<const uint8_t*>(p) + index * static_cast<size_t>(BitWidth(type)) / 8;
+}
+
+// Cast in chunks through options.runner. On any failure the call is repeated on the
+// calling thread, which reports the first bad element in index order exactly as a serial
+// call does (and writes every element before it).
+Status CastInChunks(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
+                    const CastOptions& options, size_t chunk) {
+  CastOptions serial = options;
+  serial.runner = nullptr;
+  std::atomic<bool> failed{false};
+  auto task = [&](size_t i) {
+    const size_t start = i * chunk;
+    const size_t n = std::min(chunk, count - start);
+    try {
+      const Status s =
+          CastOnThisThread(ElementAt(src, src_type, start), src_type,
+                           const_cast<void*>(ElementAt(dst, dst_type, start)), dst_type, n, serial);
+      if (!s.ok()) failed.store(true, std::memory_order_relaxed);
+    } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  parallel::RunTasks(options.runner, (count + chunk - 1) / chunk, task);
+  if (!failed.load()) return Status::Ok();
+  return CastOnThisThread(src, src_type, dst, dst_type, count, serial);
+}
+
 }  // namespace
 
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
@@ -97,11 +166,11 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
       Status s = Validate(src, src_type, dst, dst_type, count, options);
       if (!s.ok() || count == 0) return s;
     }
-    if (src_type != DataType::kString && dst_type != DataType::kString &&
-        dispatch::CastWithPlan(src, src_type, dst, dst_type, count, options)) {
-      return Status::Ok();
+    if (options.runner != nullptr) {
+      const size_t chunk = ChunkElements(src_type, dst_type, count);
+      if (chunk != 0) return CastInChunks(src, src_type, dst, dst_type, count, options, chunk);
     }
-    return reference::Cast(src, src_type, dst, dst_type, count, options);
+    return CastOnThisThread(src, src_type, dst, dst_type, count, options);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");
   } catch (...) {

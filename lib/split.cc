@@ -14,10 +14,12 @@
 #include "lib/kernels/split-inl.h"
 
 #if HWY_ONCE
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <new>
 
+#include "lib/parallel.h"
 #include "lib/split_check.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
@@ -187,8 +189,100 @@ Status Validate(const void* src, DataType type, const int64_t* shape, size_t ran
   return Status::Ok();
 }
 
+// Copies plan (or, for STRING, assigns its elements) on the calling thread.
+void RunPlan(const SplitPlan& plan, bool is_string, bool packed) {
+  if (is_string) {
+    SplitStrings(reinterpret_cast<const std::string*>(plan.src), plan.parts, plan.num_parts,
+                 plan.outer, plan.row);
+  } else if (packed) {
+    HWY_DYNAMIC_DISPATCH(SplitBitsImpl)(plan);
+  } else {
+    HWY_DYNAMIC_DISPATCH(SplitBytesImpl)(plan);
+  }
+}
+
+// Runs `plan` as tasks of `runner`: ranges of outer rows when rows are small (a multiple
+// of 8 rows, so that packed rows start on whole bytes), else chunks of each output block
+// of each row. Units are bytes, bits (packed) or elements (STRING). Returns false when
+// the split is better left to one thread or cannot be cut on whole bytes.
+bool RunPlanInTasks(const SplitPlan& plan, bool is_string, bool packed, size_t total_bytes,
+                    const Runner* runner, bool* failed) {
+  using namespace tuning;  // NOLINT: the thresholds
+  if (runner == nullptr || total_bytes * 2 < kParallelMinBytes) return false;
+  // Bytes of one unit, in 1/8 bytes.
+  const size_t eighths = is_string ? 8 * sizeof(std::string) : packed ? 1 : 8;
+  const auto to_bytes = [&](size_t units) { return units * eighths / 8; };
+  const size_t task_bytes = std::max(kParallelTaskBytes / 2, total_bytes / kParallelMaxTasks);
+  const size_t row_bytes = to_bytes(plan.row);
+  std::atomic<bool> any_failed{false};
+  const auto run = [&](const SplitPlan& p) {
+    try {
+      RunPlan(p, is_string, packed);
+    } catch (...) {
+      any_failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  if (8 * row_bytes <= task_bytes) {
+    const size_t rows = std::max<size_t>(8, task_bytes / row_bytes / 8 * 8);
+    const size_t tasks = (plan.outer + rows - 1) / rows;
+    if (tasks < 2) return false;
+    auto task = [&](size_t t) {
+      const size_t r0 = t * rows;
+      SplitPart parts[kInlineParts];
+      std::vector<SplitPart> heap;
+      SplitPart* q = parts;
+      if (plan.num_parts > kInlineParts) {
+        heap.resize(plan.num_parts);
+        q = heap.data();
+      }
+      for (size_t i = 0; i < plan.num_parts; ++i) {
+        q[i] = plan.parts[i];
+        q[i].dst += to_bytes(r0 * plan.parts[i].block);
+      }
+      SplitPlan sub = plan;
+      sub.src += to_bytes(r0 * plan.row);
+      sub.parts = q;
+      sub.outer = std::min(rows, plan.outer - r0);
+      run(sub);
+    };
+    parallel::RunTasks(runner, tasks, task);
+  } else {
+    // Chunks of whole bytes of output: a packed part's rows after the first start on a
+    // whole byte only when its block is a multiple of 8 bits.
+    if (packed && plan.outer > 1) {
+      for (size_t i = 0; i < plan.num_parts; ++i) {
+        if (plan.parts[i].block % 8 != 0) return false;
+      }
+    }
+    const size_t chunk = std::max<size_t>(1, task_bytes * 8 / eighths / 4096) * 4096;
+    std::vector<std::array<size_t, 3>> work;  // row, part, first unit of the chunk
+    for (size_t r = 0; r < plan.outer; ++r) {
+      for (size_t i = 0; i < plan.num_parts; ++i) {
+        for (size_t c = 0; c < plan.parts[i].block; c += chunk) work.push_back({r, i, c});
+      }
+    }
+    if (work.size() < 2) return false;
+    auto task = [&](size_t t) {
+      const size_t r = work[t][0], i = work[t][1], c = work[t][2];
+      const SplitPart& part = plan.parts[i];
+      SplitPart one{part.dst + to_bytes(r * part.block + c), std::min(chunk, part.block - c),
+                    part.offset + c};
+      SplitPlan sub = plan;
+      sub.src += to_bytes(r * plan.row);
+      sub.parts = &one;
+      sub.num_parts = 1;
+      sub.outer = 1;
+      run(sub);
+    };
+    parallel::RunTasks(runner, work.size(), task);
+  }
+  *failed = any_failed.load();
+  return true;
+}
+
 Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
-                 const int64_t* sizes, size_t num_outputs, void* const* outputs) {
+                 const int64_t* sizes, size_t num_outputs, void* const* outputs,
+                 const Runner* runner) {
   Layout l;
   if (!QuickValid(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l)) {
     l = Layout();
@@ -221,22 +315,19 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
   }
   const size_t row = offset;
 
-  if (is_string) {
-    SplitStrings(static_cast<const std::string*>(src), parts, num_parts, outer, row);
-    return Status::Ok();
-  }
   SplitPlan plan;
   plan.src = static_cast<const uint8_t*>(src);
   plan.parts = parts;
   plan.num_parts = num_parts;
   plan.outer = outer;
   plan.row = row;
-  plan.stream = !packed && l.total_bytes >= tuning::StreamBytes(tuning::kSplitStreamBytes);
-  if (packed) {
-    HWY_DYNAMIC_DISPATCH(SplitBitsImpl)(plan);
-  } else {
-    HWY_DYNAMIC_DISPATCH(SplitBytesImpl)(plan);
+  plan.stream =
+      !is_string && !packed && l.total_bytes >= tuning::StreamBytes(tuning::kSplitStreamBytes);
+  bool failed = false;
+  if (!RunPlanInTasks(plan, is_string, packed, l.total_bytes, runner, &failed)) {
+    RunPlan(plan, is_string, packed);
   }
+  if (failed) return Status(StatusCode::kInternal, "out of memory while copying STRING elements");
   return Status();
 }
 
@@ -244,8 +335,13 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
 
 Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
              const int64_t* sizes, size_t num_outputs, void* const* outputs) {
+  return Split(src, type, shape, rank, axis, sizes, num_outputs, outputs, nullptr);
+}
+
+Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+             const int64_t* sizes, size_t num_outputs, void* const* outputs, const Runner* runner) {
   try {
-    return SplitImpl(src, type, shape, rank, axis, sizes, num_outputs, outputs);
+    return SplitImpl(src, type, shape, rank, axis, sizes, num_outputs, outputs, runner);
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");
   } catch (...) {

@@ -50,6 +50,18 @@ constexpr size_t kSplitStreamMinBlock = 512;
 constexpr size_t kSplitMemcpyMinBlock = 4096;
 
 // --- The test hook -----------------------------------------------------------------------
+// --- Parallel calls (a Runner in CastOptions or Split) ----------------------------------
+// Calls that move fewer bytes (source + destination) than this run on the calling thread
+// without calling the runner: a task hand-off costs microseconds. Not yet measured.
+constexpr size_t kParallelMinBytes = size_t{1} << 20;
+// Each task moves at least this many bytes, and a call has at most kParallelMaxTasks.
+constexpr size_t kParallelTaskBytes = size_t{512} << 10;
+constexpr size_t kParallelMaxTasks = 256;
+// Casts from or into STRING (about 100 ns per element) go parallel from this many elements
+// on, in tasks of at least kParallelStringTaskElements.
+constexpr size_t kParallelStringMinElements = 4096;
+constexpr size_t kParallelStringTaskElements = 1024;
+
 namespace detail {
 inline std::atomic<size_t>& StreamBytesOverride() {
   static std::atomic<size_t> bytes{0};

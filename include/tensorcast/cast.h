@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensorcast/data_type.h"
+#include "tensorcast/runner.h"
 #include "tensorcast/status.h"
 
 namespace tensorcast {
@@ -24,6 +25,9 @@ struct CastOptions {
   // range become +-MAX when true, NaN/Inf (as the format allows) when false.
   bool saturate = true;
   RoundMode round_mode = RoundMode::kUp;
+  // Null: the call runs on the calling thread. Otherwise large calls are cut into tasks
+  // that this runner executes (tensorcast/runner.h); the results are the same bits.
+  const Runner* runner = nullptr;
 };
 
 // Converts `count` elements of `src_type` at `src` into `dst_type` at `dst`.
@@ -33,10 +37,14 @@ struct CastOptions {
 // - src and dst must not overlap unless they are the same pointer with the same type.
 // Returns an error (and writes nothing) for unknown/complex types, null pointers with
 // count > 0 and byte counts that overflow; for an unparsable string element it returns
-// kParseError naming the element index and text (earlier elements have been written).
+// kParseError naming the first unparsable element in index order and its text (every
+// element before it has been written; elements after it are unspecified, with or
+// without a runner).
 // Reentrant and thread-safe. The route plan of each Highway target (DescribeRoute) is
 // built once, on the first Cast that runs on that target, under a lock; Cast keeps no
-// other global state and, once the plan is built, allocates nothing for numeric pairs.
+// other global state. Without a runner it runs on the calling thread and, once the plan
+// is built, allocates nothing for numeric pairs; with one, calls of at least 1 MiB
+// (source + destination; STRING: 4096 elements) are cut into tasks for the runner.
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options = {});
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "tensorcast/data_type.h"
+#include "tensorcast/runner.h"
 #include "tensorcast/status.h"
 
 namespace tensorcast {
@@ -54,6 +55,12 @@ namespace tensorcast {
 //   sources of 16 MiB and more the outputs are written with non-temporal stores.
 Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
              const int64_t* sizes, size_t num_outputs, void* const* outputs);
+
+// The same, with the copies of a split of at least 1 MiB (source + outputs) cut into
+// tasks that `runner` executes (tensorcast/runner.h; null: the calling thread). The
+// outputs are the same bytes.
+Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
+             const int64_t* sizes, size_t num_outputs, void* const* outputs, const Runner* runner);
 
 // ---------------------------------------------------------------------------------
 // Opset semantics: from a Split node to the `sizes` argument of Split().

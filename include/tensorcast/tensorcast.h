@@ -4,6 +4,7 @@
 
 #include "tensorcast/cast.h"       // IWYU pragma: export
 #include "tensorcast/data_type.h"  // IWYU pragma: export
+#include "tensorcast/runner.h"     // IWYU pragma: export
 #include "tensorcast/split.h"      // IWYU pragma: export
 #include "tensorcast/status.h"     // IWYU pragma: export
 #include "tensorcast/version.h"    // IWYU pragma: export (generated from the project() version)

@@ -192,6 +192,57 @@ TC_API int tc_cast(const void* src, int32_t src_type, void* dst, int32_t dst_typ
 TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t like_type,
                         size_t count, int saturate, int round_mode, tc_error* err);
 
+/* ---- Parallel calls ---------------------------------------------------------- */
+
+/* A task of a parallel call: task(task_ctx, index) for one index in [0, num_tasks). */
+typedef void (*tc_task_fn)(void* task_ctx, size_t index);
+
+/* A caller-supplied parallel-for. tensorcast cuts a large call into independent tasks
+ * (chunks starting on cache lines and whole bytes of packed types) and hands them to
+ * run(); calls below a size where threads do not pay (1 MiB of source + destination,
+ * 4096 STRING elements) run on the calling thread without calling it. Results are the
+ * same bits as on one thread. */
+typedef struct tc_runner {
+  void* opaque;
+  /* Runs task(task_ctx, i) once for every i in [0, num_tasks), on any threads, in any
+     order; returns when every task it started has finished; non-zero = it could not
+     run them all (tensorcast then runs every task itself on the calling thread; tasks
+     are idempotent, and the call succeeds). */
+  int (*run)(void* opaque, size_t num_tasks, tc_task_fn task, void* task_ctx);
+} tc_runner;
+
+/* Options of tc_cast_ex / tc_cast_like_ex. NULL means TC_OPTIONS_INIT. A smaller
+ * struct_size (an older caller) takes the defaults for the fields it lacks; a larger one
+ * is TC_INVALID_ARGUMENT. */
+typedef struct tc_options {
+  size_t struct_size; /* sizeof(tc_options), so the struct can grow */
+  int saturate;
+  int round_mode;
+  const tc_runner* runner; /* NULL: run on the calling thread only */
+} tc_options;
+
+#define TC_OPTIONS_INIT \
+  { sizeof(tc_options), 1, TC_ROUND_UP, NULL }
+
+/* tc_cast and tc_cast_like with options, a runner among them. With a runner, a
+ * TC_PARSE_ERROR still names the first bad element in index order with every element
+ * before it written; elements after it are unspecified (as on one thread). */
+TC_API int tc_cast_ex(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,
+                      const tc_options* options, tc_error* err);
+TC_API int tc_cast_like_ex(const void* src, int32_t src_type, void* dst, int32_t like_type,
+                           size_t count, const tc_options* options, tc_error* err);
+
+/* A thread pool that implements tc_runner: threads in total, the caller included; 0
+ * means min(the CPUs of this process's affinity mask, OMP_NUM_THREADS when set). NULL
+ * when out of memory. Threads start on first use; one call's tasks run at a time; a call
+ * from inside one of the pool's tasks runs inline; after fork() the child's pool starts
+ * new threads. Destroy it when no call uses it any more. */
+typedef struct tc_thread_pool tc_thread_pool;
+TC_API tc_thread_pool* tc_thread_pool_create(size_t num_threads);
+TC_API void tc_thread_pool_destroy(tc_thread_pool* pool);
+/* The pool's runner, valid until the pool is destroyed. */
+TC_API const tc_runner* tc_thread_pool_runner(tc_thread_pool* pool);
+
 /* Checks that Cast (cast_like = 0) or CastLike (non-zero) of `opset` accepts the pair:
  * TC_UNSUPPORTED for a type the opset lacks or an opset outside Cast 1-25 / CastLike
  * 15-25, TC_INVALID_ARGUMENT for an unknown type code. */
@@ -213,6 +264,12 @@ TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, in
  * axis length, an unknown type code; TC_OVERFLOW for counts beyond size_t. */
 TC_API int tc_split(const void* src, int32_t type, const int64_t* shape, size_t rank, int64_t axis,
                     const int64_t* sizes, size_t num_outputs, void* const* outputs, tc_error* err);
+
+/* tc_split with a runner (NULL: the calling thread): the copies of a split of at least
+ * 1 MiB are cut into tasks. Same outputs and errors. */
+TC_API int tc_split_ex(const void* src, int32_t type, const int64_t* shape, size_t rank,
+                       int64_t axis, const int64_t* sizes, size_t num_outputs, void* const* outputs,
+                       const tc_runner* runner, tc_error* err);
 
 /* The attributes and inputs of a Split node that decide the output sizes (the C form
  * of tensorcast::SplitAttributes; start from TC_SPLIT_ATTRIBUTES_INIT). */
