@@ -33,6 +33,9 @@ bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* v
 // Parses --format: npy or pb (any case, with or without the dot).
 int ParseFormat(const std::string& value, FileFormat* format);
 
+// Parses --threads: an integer from 1 to 4096 (threads in total, the caller included).
+int ParseThreads(const std::string& value, size_t* threads);
+
 // Runs f() (returning a Status); out of memory becomes an error naming `what` (for example
 // "reading 'in.npy'"), so that every message names the file or the step that failed.
 template <class F>

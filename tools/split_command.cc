@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -112,6 +113,7 @@ int RunSplit(const std::vector<std::string>& args) {
   int64_t num_outputs = 0;
   bool have_sizes = false, have_num_outputs = false, have_format = false;
   FileFormat format = FileFormat::kNpy;
+  size_t threads = DefaultThreadCount();
   std::vector<std::string> files;
   bool only_files = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -125,7 +127,8 @@ int RunSplit(const std::vector<std::string>& args) {
       continue;
     }
     const std::string name = OptionName(arg);
-    if (name != "--axis" && name != "--sizes" && name != "--num-outputs" && name != "--format") {
+    if (name != "--axis" && name != "--sizes" && name != "--num-outputs" && name != "--format" &&
+        name != "--threads") {
       return Fail(kExitUsage, "split: unknown option '" + name + "' (see tensorcast --help)");
     }
     std::string value;
@@ -139,6 +142,8 @@ int RunSplit(const std::vector<std::string>& args) {
     } else if (name == "--sizes") {
       if (int rc = ParseSizes(value, &sizes)) return rc;
       have_sizes = true;
+    } else if (name == "--threads") {
+      if (int rc = ParseThreads(value, &threads)) return rc;
     } else if (name == "--num-outputs") {
       if (!ParseInt64(value, &num_outputs) || num_outputs < 1) {
         return Fail(kExitUsage, "--num-outputs takes an integer >= 1, not '" + value + "'");
@@ -216,9 +221,11 @@ int RunSplit(const std::vector<std::string>& args) {
     if (!src.name.empty()) outputs[i].name = src.name + "_" + std::to_string(i);
     pointers[i] = outputs[i].data();
   }
+  std::unique_ptr<ThreadPool> pool;
+  if (threads > 1) pool = std::make_unique<ThreadPool>(threads);
   s = Guarded("splitting '" + in + "'", [&] {
     return Split(src.data(), src.type, src.dims.data(), src.dims.size(), axis, out_sizes.data(),
-                 out_sizes.size(), pointers.data());
+                 out_sizes.size(), pointers.data(), pool ? pool->runner() : nullptr);
   });
   if (!s.ok()) {
     return Fail(kExitRuntime, "cannot split '" + in + "' (" + DataTypeName(src.type) + " " +

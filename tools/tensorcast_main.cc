@@ -4,6 +4,7 @@
 // Uses only the public tensorcast API.
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -22,7 +23,8 @@ constexpr const char kUsage[] =
     "usage: tensorcast <command> [options]\n"
     "\n"
     "commands:\n"
-    "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] [--format F] IN OUT\n"
+    "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] [--format F]\n"
+    "       [--threads N] IN OUT\n"
     "      Convert the tensor in IN to TYPE (ONNX Cast-25 semantics) and write it to OUT.\n"
     "      Files are .npy (numpy) or .pb (one onnx.TensorProto), chosen by extension;\n"
     "      types numpy lacks (bfloat16, float8, float4, int4, int2, ...) need .pb.\n"
@@ -31,7 +33,10 @@ constexpr const char kUsage[] =
     "      --saturate 1     float8 targets: out-of-range values become +-max (default)\n"
     "      --saturate 0     ... become NaN or Inf, as the format allows\n"
     "      --round-mode M   FLOAT8E8M0 targets: round up (default), down or nearest\n"
-    "  split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX\n"
+    "      --threads N      threads in total (default: the CPUs this process may use,\n"
+    "                       or OMP_NUM_THREADS when it is set and smaller)\n"
+    "  split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] [--threads N]\n"
+    "        IN PREFIX\n"
     "      Split the tensor in IN along axis A (default 0; negative counts from the back)\n"
     "      with ONNX Split-18 semantics and write one file per output: PREFIX_0.npy,\n"
     "      PREFIX_1.npy, ... (the extension of IN unless --format says otherwise).\n"
@@ -78,6 +83,24 @@ int ParseSaturate(const std::string& value, bool* out) {
   }
   return kExitOk;
 }
+
+}  // namespace
+
+int ParseThreads(const std::string& value, size_t* threads) {
+  size_t n = 0;
+  bool ok = !value.empty() && value.size() <= 4;
+  for (char c : value) {
+    ok = ok && c >= '0' && c <= '9';
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  if (!ok || n < 1 || n > 4096) {
+    return Fail(kExitUsage, "--threads takes an integer from 1 to 4096, not '" + value + "'");
+  }
+  *threads = n;
+  return kExitOk;
+}
+
+namespace {
 
 int ParseTargetType(const std::string& value, DataType* out) {
   Status s = ParseDataType(value, out);
@@ -142,6 +165,7 @@ int RunCast(const std::vector<std::string>& args) {
   bool have_format = false;
   std::string to_text;
   CastOptions options;
+  size_t threads = DefaultThreadCount();
   std::vector<std::string> files;
   bool only_files = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -155,7 +179,8 @@ int RunCast(const std::vector<std::string>& args) {
       continue;
     }
     const std::string name = OptionName(arg);
-    if (name != "--to" && name != "--saturate" && name != "--round-mode" && name != "--format") {
+    if (name != "--to" && name != "--saturate" && name != "--round-mode" && name != "--format" &&
+        name != "--threads") {
       return Fail(kExitUsage, "cast: unknown option '" + name + "' (see tensorcast --help)");
     }
     std::string value;
@@ -169,6 +194,8 @@ int RunCast(const std::vector<std::string>& args) {
       have_format = true;
     } else if (name == "--saturate") {
       if (int rc = ParseSaturate(value, &options.saturate)) return rc;
+    } else if (name == "--threads") {
+      if (int rc = ParseThreads(value, &threads)) return rc;
     } else {
       Status s = ParseRoundMode(value, &options.round_mode);
       if (!s.ok())
@@ -202,6 +229,11 @@ int RunCast(const std::vector<std::string>& args) {
       [&] { return AllocateTensor(to, src.dims, &dst); });
   if (!s.ok()) return Fail(kExitRuntime, s.message());
   dst.name = src.name;
+  std::unique_ptr<ThreadPool> pool;
+  if (threads > 1) {
+    pool = std::make_unique<ThreadPool>(threads);
+    options.runner = pool->runner();
+  }
   s = Cast(src.data(), src.type, dst.data(), to, src.count, options);
   if (!s.ok()) {
     return Fail(kExitRuntime, std::string("cannot cast '") + in + "' from " +
