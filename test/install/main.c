@@ -21,6 +21,8 @@ int main(void) {
   tc_string_view out[1];
   char text[16];
   tc_string_arena arena;
+  tc_options options = TC_OPTIONS_INIT;
+  tc_thread_pool* pool;
 
   if (tc_version() != TENSORCAST_VERSION_NUMBER) {
     fprintf(stderr, "library %s, headers %s\n", tc_version_string(), TENSORCAST_VERSION_STRING);
@@ -60,6 +62,20 @@ int main(void) {
     fprintf(stderr, "unknown type code accepted\n");
     return 1;
   }
+  /* tc_cast_ex with options and a pool of two threads. */
+  pool = tc_thread_pool_create(2);
+  if (pool == NULL) {
+    fprintf(stderr, "tc_thread_pool_create failed\n");
+    return 1;
+  }
+  options.runner = tc_thread_pool_runner(pool);
+  bf[0] = bf[1] = 0;
+  if (tc_cast_ex(src, TC_TYPE_FLOAT, bf, TC_TYPE_BFLOAT16, 2, &options, &err) != TC_OK ||
+      bf[0] != 0x3F80 || bf[1] != 0x43E0) {
+    fprintf(stderr, "tc_cast_ex BFLOAT16: %s\n", msg);
+    return 1;
+  }
+  tc_thread_pool_destroy(pool);
   printf("consumer_c: tensorcast %s (C API) OK, target %s\n", tc_version_string(),
          tc_active_target());
   return 0;

@@ -33,6 +33,17 @@ int main() {
     std::fprintf(stderr, "Split: %s\n", s.message().c_str());
     return 1;
   }
+  // The same cast on a pool of two threads (it runs inline below the parallel size).
+  tensorcast::ThreadPool pool(2);
+  tensorcast::CastOptions options;
+  options.runner = pool.runner();
+  uint16_t h2[2] = {0, 0};
+  s = tensorcast::Cast(src, tensorcast::DataType::kFloat, h2, tensorcast::DataType::kFloat16, 2,
+                       options);
+  if (!s.ok() || h2[0] != 0x3C00 || h2[1] != 0x5F00) {
+    std::fprintf(stderr, "Cast with a runner: %s\n", s.message().c_str());
+    return 1;
+  }
   // An error is a value.
   s = tensorcast::Cast(src, static_cast<tensorcast::DataType>(99), h,
                        tensorcast::DataType::kFloat16, 2);
