@@ -1,5 +1,6 @@
 // Helpers shared by the benchmarks: NormalSample (float8_bench, subbyte_bench),
-// AlignedBuffer, InterleavedSpeedup and TrafficLimit (kernel_bench, split_bench).
+// AlignedBuffer, InterleavedSpeedup and TrafficLimit (kernel_bench, split_bench,
+// parallel_bench).
 #ifndef TENSORCAST_BENCH_BENCH_UTIL_H_
 #define TENSORCAST_BENCH_BENCH_UTIL_H_
 
@@ -66,13 +67,13 @@ double BatchSeconds(const F& f, size_t n) {
 }
 
 // How much faster `subject` runs than `baseline` (baseline time / subject time), each
-// the best of 7 batches of `batch` calls, the batches interleaved so that load changes
-// of a shared machine (and the drift of memory bandwidth between processes) hit both
-// alike. > 1: the subject is faster.
+// the best of `reps` batches of `batch` calls, the batches interleaved so that load
+// changes of a shared machine (and the drift of memory bandwidth between processes) hit
+// both alike. > 1: the subject is faster.
 template <typename S, typename B>
-double InterleavedSpeedup(const S& subject, const B& baseline, size_t batch) {
+double InterleavedSpeedup(const S& subject, const B& baseline, size_t batch, int reps = 7) {
   double best_subject = 1e30, best_baseline = 1e30;
-  for (int rep = 0; rep < 7; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     best_subject = std::min(best_subject, BatchSeconds(subject, batch));
     best_baseline = std::min(best_baseline, BatchSeconds(baseline, batch));
   }

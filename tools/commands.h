@@ -53,7 +53,7 @@ int RunCast(const std::vector<std::string>& args);
 int RunSplit(const std::vector<std::string>& args);
 // `tensorcast types`
 int RunTypes(const std::vector<std::string>& args);
-// `tensorcast report [--count N] [IN]` (--count is for tests and quick looks)
+// `tensorcast report [--count N] [--threads N] [IN]` (--count is for tests and quick looks)
 int RunReport(const std::vector<std::string>& args);
 // `tensorcast routes [--target NAME]`
 int RunRoutes(const std::vector<std::string>& args);

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -288,7 +289,7 @@ struct Buffers {
 
 double GBs(size_t bytes, double seconds) { return static_cast<double>(bytes) / seconds / 1e9; }
 
-Status MeasureRow(Buffers& buf, Row* row) {
+Status MeasureRow(Buffers& buf, const CastOptions& options, Row* row) {
   const DataType t = row->type;
   const bool is_string = t == DataType::kString;
   const size_t n = is_string ? std::min(buf.src.size(), kStringSlice) : buf.src.size();
@@ -299,9 +300,11 @@ Status MeasureRow(Buffers& buf, Row* row) {
 
   void* mid = is_string ? static_cast<void*>(buf.text.data()) : buf.mid.data();
   double to_seconds = 0, from_seconds = 0;
-  s = BestOf([&] { return Cast(buf.src.data(), DataType::kFloat, mid, t, n); }, &to_seconds);
+  s = BestOf([&] { return Cast(buf.src.data(), DataType::kFloat, mid, t, n, options); },
+             &to_seconds);
   if (!s.ok()) return s;
-  s = BestOf([&] { return Cast(mid, t, buf.back.data(), DataType::kFloat, n); }, &from_seconds);
+  s = BestOf([&] { return Cast(mid, t, buf.back.data(), DataType::kFloat, n, options); },
+             &from_seconds);
   if (!s.ok()) return s;
   row->rt = CompareRoundTrip(buf.src.data(), buf.back.data(), n, range);
 
@@ -378,14 +381,19 @@ int RunReport(const std::vector<std::string>& args) {
   std::string input_path;
   size_t count = kDefaultCount;
   bool count_given = false;
+  size_t threads = DefaultThreadCount();
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].size() > 1 && args[i][0] == '-') {
       const std::string name = OptionName(args[i]);
-      if (name != "--count") {
+      if (name != "--count" && name != "--threads") {
         return Fail(kExitUsage, "report: unknown option '" + name + "' (see tensorcast --help)");
       }
       std::string value;
-      if (!OptionValue(args, &i, &value)) return Fail(kExitUsage, "--count needs a value");
+      if (!OptionValue(args, &i, &value)) return Fail(kExitUsage, name + " needs a value");
+      if (name == "--threads") {
+        if (int rc = ParseThreads(value, &threads)) return rc;
+        continue;
+      }
       char* end = nullptr;
       const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || value[0] == '-' || v == 0 || v > SIZE_MAX / 8) {
@@ -421,7 +429,14 @@ int RunReport(const std::vector<std::string>& args) {
   buf.back.assign(n, 0.0f);
   buf.text.resize(std::min(n, kStringSlice));
 
-  std::printf("tensorcast report: FLOAT -> T -> FLOAT, one thread, best of %d runs\n", kRuns);
+  CastOptions options;
+  std::unique_ptr<ThreadPool> pool;
+  if (threads > 1) {
+    pool = std::make_unique<ThreadPool>(threads);
+    options.runner = pool->runner();
+  }
+  std::printf("tensorcast report: FLOAT -> T -> FLOAT, %zu thread%s, best of %d runs\n", threads,
+              threads == 1 ? "" : "s", kRuns);
   std::printf("machine: %s; Highway target: %s; tensorcast %d.%d.%d\n", CpuModel().c_str(),
               ActiveTargetName(), TENSORCAST_VERSION_MAJOR, TENSORCAST_VERSION_MINOR,
               TENSORCAST_VERSION_PATCH);
@@ -445,7 +460,7 @@ int RunReport(const std::vector<std::string>& args) {
   for (DataType t : TargetTypes()) {
     Row row;
     row.type = t;
-    Status s = MeasureRow(buf, &row);
+    Status s = MeasureRow(buf, options, &row);
     const std::string bits = BitWidth(t) ? std::to_string(BitWidth(t)) : "-";
     if (!s.ok()) {
       if (failures++ == 0) {
@@ -470,7 +485,7 @@ int RunReport(const std::vector<std::string>& args) {
   table.Print(stdout);
   std::printf(
       "\nGB/s: bytes read + written per second (1 GB = 1e9 bytes). x memcpy: that rate over "
-      "memcpy's\nrate on the cast's source buffer, measured in the same run. Errors: "
+      "memcpy's\nrate (one thread) on the cast's source buffer, measured in the same run. Errors: "
       "|y - x| and |y - x| / |x|\nover finite inputs x within T's finite range whose round "
       "trip y is finite and not flushed.\nOut of range: finite x outside T's range "
       "(clamped, wrapped, or overflowed to Inf/NaN).\nFlushed: non-zero x within range "
