@@ -276,7 +276,7 @@ void RegisterAll() {
                                                    {DataType::kFloat, DataType::kFloat8E4M3FN},
                                                    {DataType::kInt8, DataType::kFloat}};
   for (const auto& p : handoff) {
-    for (size_t b = size_t{64} << 10; b <= (size_t{4} << 20); b *= 2) {
+    for (size_t b = size_t{64} << 10; b <= (size_t{64} << 20); b *= 2) {
       benchmark::RegisterBenchmark((std::string("Handoff/") + tensorcast::DataTypeName(p.first) +
                                     "->" + tensorcast::DataTypeName(p.second) + "/" + Size(b))
                                        .c_str(),
