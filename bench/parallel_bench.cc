@@ -21,7 +21,9 @@
 //                           to pay (lib/tuning.h kParallelMinBytes).
 //   Inline/FLOAT->FLOAT16/B calls of at most 64 KiB with the pool as runner against
 //                           without one (x_no_runner = time without / time with; the
-//                           library runs them inline, so about 1).
+//                           library runs them inline, so about 1); x_control: the same
+//                           comparison of two identical calls without a runner (the noise
+//                           floor of the ratio).
 //
 // Each ratio comes from interleaved batches of both sides (bench_util.h
 // InterleavedSpeedup), so that drift of a shared machine hits both alike.
@@ -251,9 +253,16 @@ void BM_Inline(benchmark::State& state, size_t traffic) {
     (void)tensorcast::Cast(in.data(), DataType::kFloat, out.data(), DataType::kFloat16, count);
     benchmark::ClobberMemory();
   };
+  const CastOptions none;
+  const auto cast_none = [&] {  // the same call as cast_without: the noise floor
+    (void)tensorcast::Cast(in.data(), DataType::kFloat, out.data(), DataType::kFloat16, count,
+                           none);
+    benchmark::ClobberMemory();
+  };
   for (auto _ : state) cast_with();
-  state.counters["x_no_runner"] =
-      InterleavedSpeedup(cast_with, cast_without, tensorcast_bench::BatchCalls(traffic), 7);
+  const size_t batch = tensorcast_bench::BatchCalls(traffic);
+  state.counters["x_no_runner"] = InterleavedSpeedup(cast_with, cast_without, batch, 15);
+  state.counters["x_control"] = InterleavedSpeedup(cast_none, cast_without, batch, 15);
 }
 
 std::string Size(size_t b) {

@@ -166,7 +166,9 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
       Status s = Validate(src, src_type, dst, dst_type, count, options);
       if (!s.ok() || count == 0) return s;
     }
-    if (options.runner != nullptr) {
+    // A call too small for any pair to go parallel costs one comparison more than a call
+    // without a runner.
+    if (options.runner != nullptr && count >= tuning::kParallelMinCount) {
       const size_t chunk = ChunkElements(src_type, dst_type, count);
       if (chunk != 0) return CastInChunks(src, src_type, dst, dst_type, count, options, chunk);
     }

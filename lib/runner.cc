@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -56,18 +57,28 @@ size_t DefaultThreadCount() {
 
 // Synchronisation of one process's pool. After fork() the child replaces it (the parent's
 // threads do not exist there, and its mutexes may have been held at the fork).
+//
+// A call publishes its task through `generation`, a sequence number that is odd while the
+// call's fields are being written and even once they are valid. A worker joins a call by
+// incrementing `active` and then re-reading `generation`: if it changed, it leaves again
+// without touching the fields. The caller of a new call makes `generation` odd, waits for
+// `active` to reach 0 and only then rewrites the fields, so no worker reads them half
+// written. Workers spin for kSpinMicros after their last call before they sleep on
+// `work_cv`; a call wakes sleepers only when there are any, so back-to-back calls cost no
+// system call.
 struct PoolSync {
   std::mutex call_mutex;  // one call at a time
-  std::mutex mu;
-  std::condition_variable work_cv, done_cv;
-  uint64_t generation = 0;  // of the current call
-  bool stop = false;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> active{0};    // workers inside a call
+  std::atomic<size_t> sleepers{0};  // workers blocked on work_cv
   TaskFunction task = nullptr;
   void* task_ctx = nullptr;
   size_t num_tasks = 0;
   std::atomic<size_t> next{0};
   std::atomic<size_t> completed{0};
-  size_t active_workers = 0;  // workers inside the current call (under mu)
+  std::mutex mu;  // only for sleeping and waking
+  std::condition_variable work_cv;
   std::vector<pthread_t> threads;
 };
 
@@ -80,6 +91,19 @@ struct ThreadPool::State {
 
 namespace {
 
+// How long an idle worker polls for the next call before it sleeps: long enough to
+// cover the gap between back-to-back calls, short enough not to hold a core that the
+// caller's other work needs.
+constexpr int64_t kSpinMicros = 50;
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
 void RunClaimed(PoolSync* s, TaskFunction task, void* ctx, size_t num_tasks) {
   for (;;) {
     const size_t i = s->next.fetch_add(1, std::memory_order_relaxed);
@@ -89,24 +113,48 @@ void RunClaimed(PoolSync* s, TaskFunction task, void* ctx, size_t num_tasks) {
   }
 }
 
+// Waits for a published call newer than `seen` (an even generation); returns it, or
+// `seen` when the pool stops.
+uint64_t WaitForCall(PoolSync* s, uint64_t seen) {
+  const auto ready = [&](uint64_t g) { return g != seen && g % 2 == 0; };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (int k = 0;; ++k) {
+    const uint64_t g = s->generation.load();
+    if (ready(g) || s->stop.load()) return g;
+    if (k % 64 == 63 && std::chrono::steady_clock::now() > deadline) break;
+    CpuRelax();
+  }
+  std::unique_lock<std::mutex> lock(s->mu);
+  s->sleepers.fetch_add(1);
+  uint64_t g = s->generation.load();
+  while (!ready(g) && !s->stop.load()) {
+    s->work_cv.wait(lock);
+    g = s->generation.load();
+  }
+  s->sleepers.fetch_sub(1);
+  return g;
+}
+
 void* WorkerMain(void* arg) {
   auto* s = static_cast<PoolSync*>(arg);
   t_in_pool_task = true;
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(s->mu);
   for (;;) {
-    s->work_cv.wait(lock, [&] { return s->stop || s->generation != seen; });
-    if (s->stop) return nullptr;
-    seen = s->generation;
-    const TaskFunction task = s->task;
-    void* const ctx = s->task_ctx;
-    const size_t num_tasks = s->num_tasks;
-    ++s->active_workers;
-    lock.unlock();
-    RunClaimed(s, task, ctx, num_tasks);
-    lock.lock();
-    if (--s->active_workers == 0) s->done_cv.notify_all();
+    const uint64_t g = WaitForCall(s, seen);
+    if (s->stop.load()) return nullptr;
+    s->active.fetch_add(1);
+    if (s->generation.load() == g) {  // the fields belong to call g
+      seen = g;
+      RunClaimed(s, s->task, s->task_ctx, s->num_tasks);
+    }
+    s->active.fetch_sub(1);
   }
+}
+
+void Wake(PoolSync* s) {
+  if (s->sleepers.load() == 0) return;
+  { std::lock_guard<std::mutex> lock(s->mu); }
+  s->work_cv.notify_all();
 }
 
 void StartThreads(PoolSync* s, size_t workers) {
@@ -118,10 +166,8 @@ void StartThreads(PoolSync* s, size_t workers) {
 }
 
 void StopThreads(PoolSync* s) {
-  {
-    std::lock_guard<std::mutex> lock(s->mu);
-    s->stop = true;
-  }
+  s->stop.store(true);
+  { std::lock_guard<std::mutex> lock(s->mu); }
   s->work_cv.notify_all();
   for (pthread_t t : s->threads) pthread_join(t, nullptr);
   s->threads.clear();
@@ -144,28 +190,30 @@ int PoolRun(void* opaque, size_t num_tasks, TaskFunction task, void* task_ctx) {
   PoolSync* s = st->sync;
   std::lock_guard<std::mutex> call(s->call_mutex);
   if (s->threads.empty()) StartThreads(s, st->num_threads - 1);
-  {
-    // A worker that woke late for the previous call may still be inside it, holding that
-    // call's task: let it leave before the counters are reset.
-    std::unique_lock<std::mutex> lock(s->mu);
-    s->done_cv.wait(lock, [&] { return s->active_workers == 0; });
-    s->task = task;
-    s->task_ctx = task_ctx;
-    s->num_tasks = num_tasks;
-    s->next.store(0, std::memory_order_relaxed);
-    s->completed.store(0, std::memory_order_relaxed);
-    ++s->generation;
-  }
-  s->work_cv.notify_all();
+  // Odd: the fields are being written. Workers still inside the previous call (they
+  // found no task left, or are about to) leave before the fields change.
+  const uint64_t g = s->generation.load() + 1;
+  s->generation.store(g);
+  while (s->active.load() != 0) CpuRelax();
+  s->task = task;
+  s->task_ctx = task_ctx;
+  s->num_tasks = num_tasks;
+  s->next.store(0, std::memory_order_relaxed);
+  s->completed.store(0, std::memory_order_relaxed);
+  s->generation.store(g + 1);
+  Wake(s);
   t_in_pool_task = true;
   RunClaimed(s, task, task_ctx, num_tasks);
   t_in_pool_task = false;
-  // Every task has finished, and no worker is still inside this call (a worker that
-  // joined late must leave before the next call reuses the counters).
-  std::unique_lock<std::mutex> lock(s->mu);
-  s->done_cv.wait(lock, [&] {
-    return s->completed.load(std::memory_order_acquire) == num_tasks && s->active_workers == 0;
-  });
+  // Every task has finished once `completed` reaches num_tasks; a worker that joined late
+  // finds no task left and leaves on its own.
+  for (int k = 0; s->completed.load(std::memory_order_acquire) != num_tasks; ++k) {
+    if (k < 4096) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
   return 0;
 }
 

@@ -49,10 +49,11 @@ constexpr size_t kSplitStreamMinBlock = 512;
 // ones and row blocks use the inlined vector copies.
 constexpr size_t kSplitMemcpyMinBlock = 4096;
 
-// --- The test hook -----------------------------------------------------------------------
 // --- Parallel calls (a Runner in CastOptions or Split) ----------------------------------
 // Calls that move fewer bytes (source + destination) than this run on the calling thread
-// without calling the runner: a task hand-off costs microseconds. Not yet measured.
+// without calling the runner. Cut into two tasks on two threads, a call of 256-512 KiB
+// only breaks even, 1 MiB runs 1.8x faster (ThreadPool, bench/parallel_bench.cc Handoff
+// rows, bench/results/parallel.md).
 constexpr size_t kParallelMinBytes = size_t{1} << 20;
 // Each task moves at least this many bytes, and a call has at most kParallelMaxTasks.
 constexpr size_t kParallelTaskBytes = size_t{512} << 10;
@@ -61,7 +62,13 @@ constexpr size_t kParallelMaxTasks = 256;
 // on, in tasks of at least kParallelStringTaskElements.
 constexpr size_t kParallelStringMinElements = 4096;
 constexpr size_t kParallelStringTaskElements = 1024;
+// Below this many elements no call goes parallel, whatever its types (at most 16 bytes of
+// source + destination per numeric element): Cast skips the task planning.
+constexpr size_t kParallelMinCount = kParallelStringMinElements < kParallelMinBytes / 16
+                                         ? kParallelStringMinElements
+                                         : kParallelMinBytes / 16;
 
+// --- The test hook -----------------------------------------------------------------------
 namespace detail {
 inline std::atomic<size_t>& StreamBytesOverride() {
   static std::atomic<size_t> bytes{0};

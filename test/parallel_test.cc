@@ -301,6 +301,26 @@ TEST(ThreadPool, ConcurrentCallsAndCallsFromItsOwnTasks) {
   EXPECT_EQ(ctx.bad.load(), 0);
 }
 
+// Back-to-back runs of a few short tasks, where workers still leaving one run meet the
+// next: every task of every run runs exactly once, and before run() returns.
+TEST(ThreadPool, ConcurrentBackToBackRunsRunEachTaskOnce) {
+  ThreadPool pool(3);
+  const Runner* runner = pool.runner();
+  struct Ctx {
+    std::atomic<int> hits[5];
+  } ctx;
+  for (int run = 0; run < 20000; ++run) {
+    const size_t n = 2 + static_cast<size_t>(run % 4);
+    for (size_t i = 0; i < n; ++i) ctx.hits[i].store(0);
+    ASSERT_EQ(runner->run(
+                  runner->opaque, n,
+                  [](void* p, size_t i) { static_cast<Ctx*>(p)->hits[i].fetch_add(1); }, &ctx),
+              0);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(ctx.hits[i].load(), 1) << "run " << run << " task " << i;
+  }
+}
+
 // Not under ThreadSanitizer, which cannot start threads in the child of a multi-threaded
 // process.
 TEST(ThreadPool, AForkedChildGetsThreadsOfItsOwn) {
