@@ -98,6 +98,7 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
 // and treats subnormal inputs as zero, so a group of 32 holding a NaN or a subnormal (one
 // VFPCLASSPS per 16) takes the integer path. Real data has neither; random bit patterns
 // send ~22% of the groups to the integer path. Returns the elements done.
+template <bool kStream>
 __attribute__((target(HWY_TARGET_STR ",avx512bf16"))) HWY_NOINLINE size_t
 F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT out, size_t count) {
   const DU32 du32;
@@ -109,12 +110,18 @@ F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT 
     const __m512 hi = _mm512_loadu_ps(in + i + 16);
     const unsigned special =
         _mm512_fpclass_ps_mask(lo, kNanOrSubnormal) | _mm512_fpclass_ps_mask(hi, kNanOrSubnormal);
+    hn::Vec<decltype(du16)> packed;
     if (HWY_LIKELY(special == 0)) {
-      _mm512_storeu_si512(out + i, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+      packed = hn::Vec<decltype(du16)>{reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo))};
     } else {
       const auto l = F32BitsToBF16InUpperHalf(du32, hn::Vec<DU32>{_mm512_castps_si512(lo)});
       const auto h = F32BitsToBF16InUpperHalf(du32, hn::Vec<DU32>{_mm512_castps_si512(hi)});
-      hn::StoreU(hn::ConcatOdd(du16, hn::BitCast(du16, h), hn::BitCast(du16, l)), du16, out + i);
+      packed = hn::ConcatOdd(du16, hn::BitCast(du16, h), hn::BitCast(du16, l));
+    }
+    if constexpr (kStream) {
+      hn::Stream(packed, du16, out + i);  // `out + i` is 64-byte aligned
+    } else {
+      hn::StoreU(packed, du16, out + i);
     }
   }
   return i;
@@ -126,24 +133,45 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
   const hn::Rebind<uint16_t, DU32> du16;
   const auto* in = static_cast<const uint32_t*>(src);
   auto* out = static_cast<uint16_t*>(dst);
+  const auto rest = [&](size_t from, size_t to) HWY_ATTR {
+    CastLoop(du32, du16, in + from, out + from, to - from,
+             [&](hn::Vec<DU32> v) HWY_ATTR { return F32BitsToBF16Lanes(du32, v); });
+  };
   size_t i = 0;
-#if HWY_TARGET == HWY_AVX3_DL
-  static const bool has_avx512_bf16 = __builtin_cpu_supports("avx512bf16");
-  if (has_avx512_bf16) i = F32ToBF16WithAvx512Bf16(in, out, count);
-#endif
 #if HWY_TARGET != HWY_SCALAR
-  // Main loop: two f32 vectors -> one full bf16 vector (the odd u16 lanes).
   const hn::Repartition<uint16_t, DU32> du16_full;
   const size_t N = hn::Lanes(du32);
-  for (; i + 2 * N <= count; i += 2 * N) {
-    const auto lo = F32BitsToBF16InUpperHalf(du32, hn::LoadU(du32, in + i));
-    const auto hi = F32BitsToBF16InUpperHalf(du32, hn::LoadU(du32, in + i + N));
-    hn::StoreU(hn::ConcatOdd(du16_full, hn::BitCast(du16_full, hi), hn::BitCast(du16_full, lo)),
-               du16_full, out + i);
+  // Large outputs are written with non-temporal stores of whole vectors, from the first
+  // vector-aligned output element on (the head goes through CastLoop), as CastLoop does.
+  const size_t vector_bytes = 2 * N * sizeof(uint16_t);
+  const bool stream = count * sizeof(uint16_t) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
+                      reinterpret_cast<uintptr_t>(out) % sizeof(uint16_t) == 0;
+  if (stream) {
+    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % vector_bytes;
+    i = misaligned == 0 ? 0 : (vector_bytes - misaligned) / sizeof(uint16_t);
+    rest(0, i);
+  }
+#if HWY_TARGET == HWY_AVX3_DL
+  static const bool has_avx512_bf16 = __builtin_cpu_supports("avx512bf16");
+  if (has_avx512_bf16) {
+    i += stream ? F32ToBF16WithAvx512Bf16<true>(in + i, out + i, count - i)
+                : F32ToBF16WithAvx512Bf16<false>(in + i, out + i, count - i);
   }
 #endif
-  CastLoop(du32, du16, in + i, out + i, count - i,
-           [&](hn::Vec<DU32> v) HWY_ATTR { return F32BitsToBF16Lanes(du32, v); });
+  // Main loop: two f32 vectors -> one full bf16 vector (the odd u16 lanes).
+  const auto pair = [&](size_t k) TENSORCAST_LAMBDA_INLINE {
+    const auto lo = F32BitsToBF16InUpperHalf(du32, hn::LoadU(du32, in + k));
+    const auto hi = F32BitsToBF16InUpperHalf(du32, hn::LoadU(du32, in + k + N));
+    return hn::ConcatOdd(du16_full, hn::BitCast(du16_full, hi), hn::BitCast(du16_full, lo));
+  };
+  if (stream) {
+    for (; i + 2 * N <= count; i += 2 * N) hn::Stream(pair(i), du16_full, out + i);
+    hwy::FlushStream();
+  } else {
+    for (; i + 2 * N <= count; i += 2 * N) hn::StoreU(pair(i), du16_full, out + i);
+  }
+#endif
+  rest(i, count);
 }
 
 void CastBF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
