@@ -2,7 +2,7 @@
 """Renders parallel_bench JSON output as markdown (bench/results/parallel*.md).
 
     build/bench/parallel_bench --benchmark_out=pb.json --benchmark_out_format=json
-    python3 bench/parallel_table.py pb.json [kernel_bench.json] > bench/results/parallel.md
+    python3 bench/parallel_table.py pb.json [kernel_bench.json] [--cpu "CPU model"] > OUT.md
 
 Sections: the machine; the hand-off crossover and small calls with a runner; Split and the
 string pairs; then every numeric pair at 64M elements with x_limit1 (one thread against
@@ -29,14 +29,19 @@ def load(path):
 
 
 def main():
-    data = load(sys.argv[1])
-    kernel = load(sys.argv[2]) if len(sys.argv) > 2 else None
+    args = sys.argv[1:]
+    model = ""
+    if "--cpu" in args:
+        k = args.index("--cpu")
+        model = args[k + 1]
+        del args[k:k + 2]
+    data = load(args[0])
+    kernel = load(args[1]) if len(args) > 1 else None
     ctx = data["context"]
     threads = int(ctx.get("threads", "2"))
     out = []
-    model = ctx.get("cpu_model", "")  # written by bench/interleave_runs.sh, if any
     out.append(f"# parallel_bench: {threads} threads against one\n")
-    out.append(f"Machine: {model or 'see the CPU named in the file name and docs'}; "
+    out.append(f"Machine: {model or 'not given (--cpu)'}; "
                f"{ctx.get('num_cpus')} CPUs, Highway target {ctx.get('active_target')}; "
                f"run {ctx.get('date')}.\n")
 
