@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -177,10 +178,10 @@ void BM_Split(benchmark::State& state, int64_t axis) {
   const size_t total = 8192 * 8192, bytes = total * 4;
   AlignedBuffer in(bytes, 1);
   const int64_t sizes[4] = {2048, 2048, 2048, 2048};
-  std::vector<AlignedBuffer*> outs;
+  std::vector<std::unique_ptr<AlignedBuffer>> outs;
   void* ptrs[4];
   for (int i = 0; i < 4; ++i) {
-    outs.push_back(new AlignedBuffer(bytes / 4, 0));
+    outs.push_back(std::make_unique<AlignedBuffer>(bytes / 4, 0));
     ptrs[i] = outs.back()->data();
   }
   bool ok = true;
@@ -205,7 +206,6 @@ void BM_Split(benchmark::State& state, int64_t axis) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * bytes));
   state.counters["x_memcpyN"] = InterleavedSpeedup(split_n, memcpy_n, 1, g_reps);
   if (!ok) state.SkipWithError("Split failed");
-  for (AlignedBuffer* b : outs) delete b;
   state.SetLabel(std::to_string(n) + " threads");
 }
 

@@ -32,7 +32,7 @@ default 64K and 16M like the others) because every implementation is 100-1000x s
 
 The cross-check counts elements whose bits differ between tensorcast and ml_dtypes / numpy,
 and between tensorcast and ORT (outputs of the timed runs). Some differences are by
-definition (README "Differences from the ONNX reference", shared semantics section 3): they are
+definition (README "Differences from the ONNX reference", docs/semantics.md, section 11): they are
 reported, never fatal.
 
 Writes OUT/peers.md (tables, machine, date, versions) and OUT/peers.png (bar chart, log-scale

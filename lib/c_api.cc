@@ -325,6 +325,14 @@ int CastImpl(const void* src, int32_t src_type, void* dst, int32_t dst_type, siz
   return CastWithOptions(src, src_type, dst, dst_type, count, options, err);
 }
 
+// The caller's tc_runner as a tensorcast::Runner kept in *storage (NULL: no runner).
+const tensorcast::Runner* ToRunner(const tc_runner* in, tensorcast::Runner* storage) {
+  if (in == nullptr) return nullptr;
+  storage->opaque = in->opaque;
+  storage->run = in->run;
+  return storage;
+}
+
 // tc_options (NULL: the defaults; a smaller struct_size: defaults for the fields it
 // lacks) into CastOptions; the runner is copied into *runner, which must outlive the call.
 int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runner, tc_error* err) {
@@ -342,10 +350,8 @@ int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runn
   if (has(offsetof(tc_options, round_mode), sizeof(int))) {
     out->round_mode = static_cast<RoundMode>(in->round_mode);
   }
-  if (has(offsetof(tc_options, runner), sizeof(const tc_runner*)) && in->runner != nullptr) {
-    runner->opaque = in->runner->opaque;
-    runner->run = in->runner->run;
-    out->runner = runner;
+  if (has(offsetof(tc_options, runner), sizeof(const tc_runner*))) {
+    out->runner = ToRunner(in->runner, runner);
   }
   return TC_OK;
 }
@@ -455,13 +461,8 @@ TC_API int tc_split_ex(const void* src, int32_t type, const int64_t* shape, size
                        int64_t axis, const int64_t* sizes, size_t num_outputs, void* const* outputs,
                        const tc_runner* runner, tc_error* err) {
   return Guard(err, [&] {
-    tensorcast::Runner r;
-    const tensorcast::Runner* rp = nullptr;
-    if (runner != nullptr) {
-      r.opaque = runner->opaque;
-      r.run = runner->run;
-      rp = &r;
-    }
+    tensorcast::Runner storage;
+    const tensorcast::Runner* rp = ToRunner(runner, &storage);
     const auto t = static_cast<DataType>(type);
     const DataType as = t == DataType::kString ? kViewType : t;
     Status s = tensorcast::Split(src, as, shape, rank, axis, sizes, num_outputs, outputs, rp);

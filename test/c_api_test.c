@@ -1,5 +1,5 @@
 /* The C API (tensorcast/tensorcast_c.h) from C99: golden values from the ONNX spec /
- * IEEE 754 / semantics.md, and every error path. A plain main(): each failed CHECK
+ * IEEE 754 / docs/semantics.md, and every error path. A plain main(): each failed CHECK
  * prints its line and the exit code is non-zero. */
 #include <stddef.h>
 #include <stdint.h>
@@ -147,7 +147,7 @@ static void test_numeric_cast(void) {
          NULL);
   CHECK(e8[0] == 0x80);
 
-  /* int32 -> int4: the low 4 bits (semantics.md: 100 = 0x64 -> 4), packed two per byte,
+  /* int32 -> int4: the low 4 bits (docs/semantics.md: 100 = 0x64 -> 4), packed two per byte,
    * element 0 in the low nibble, zero padding. */
   {
     int32_t in[3];
