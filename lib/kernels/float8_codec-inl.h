@@ -494,8 +494,10 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
 // kMayStream, outputs of kCastLoopStreamBytes and more are streamed (non-temporal stores,
 // like memcpy at that size: the loop then does not read every output line before writing
 // it), after a head up to the first vector-aligned output byte that rest() converts.
-// Streaming measured faster for 4- and 8-byte sources and slower for 2-byte sources
-// (bench/results/tuning.md): the callers stream sources of 4 bytes and more only.
+// CastLoopToBytes streams for every source width: measured faster for 4- and 8-byte
+// sources on Zen 4 and Zen 5, and for 2-byte sources on Zen 5 (one thread 0-15%, two
+// threads 15-25%), where Zen 4 measured one thread about 10% slower in an earlier build
+// (bench/results/tuning.md).
 template <bool kMayStream, class DW, class At, class Rest>
 HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at,
                           const Rest& rest) {
@@ -528,7 +530,7 @@ HWY_INLINE void CastLoopToBytes(DW dw, DIn din, const hn::TFromD<DIn>* HWY_RESTR
                                 uint8_t* HWY_RESTRICT out, size_t count, const Op& op) {
   using TW = hn::TFromD<DW>;
   const hn::Rebind<uint8_t, DW> du8;
-  PackBytes<(sizeof(hn::TFromD<DIn>) >= 4)>(
+  PackBytes<true>(
       dw, out, count, [&](size_t k) TENSORCAST_LAMBDA_INLINE { return op(hn::LoadU(din, in + k)); },
       [&](size_t from, size_t to) HWY_ATTR {
         CastLoop(din, du8, in + from, out + from, to - from,
