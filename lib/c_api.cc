@@ -12,11 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/text/text_cast.h"
 #include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
 #include "tensorcast/split.h"
 #include "tensorcast/status.h"
+#include "tensorcast/strings.h"
 
 namespace {
 
@@ -34,6 +36,7 @@ static_assert(TC_UNSUPPORTED == static_cast<int>(StatusCode::kUnsupported));
 static_assert(TC_PARSE_ERROR == static_cast<int>(StatusCode::kParseError));
 static_assert(TC_OVERFLOW == static_cast<int>(StatusCode::kOverflow));
 static_assert(TC_INTERNAL == static_cast<int>(StatusCode::kInternal));
+static_assert(TC_BUFFER_TOO_SMALL == static_cast<int>(StatusCode::kBufferTooSmall));
 static_assert(TC_ROUND_UP == static_cast<int>(RoundMode::kUp));
 static_assert(TC_ROUND_DOWN == static_cast<int>(RoundMode::kDown));
 static_assert(TC_ROUND_NEAREST == static_cast<int>(RoundMode::kNearest));
@@ -100,6 +103,13 @@ static_assert(CTypesMatchTable(), "tc_data_type (tensorcast_c.h) and the type ta
 constexpr DataType kViewType =
     sizeof(tc_string_view) == 16 ? DataType::kComplex128 : DataType::kUint64;
 static_assert(sizeof(tc_string_view) == 16 || sizeof(tc_string_view) == 8);
+// The text layer reads tc_string_view arrays and writes arena views as TextView.
+static_assert(sizeof(tc_string_view) == sizeof(tensorcast::text::TextView) &&
+                  offsetof(tc_string_view, data) == offsetof(tensorcast::text::TextView, data) &&
+                  offsetof(tc_string_view, size) == offsetof(tensorcast::text::TextView, size),
+              "tc_string_view and TextView must have the same layout");
+static_assert(TC_NULL_ERROR == static_cast<int>(tensorcast::NullPolicy::kError) &&
+              TC_NULL_ZERO == static_cast<int>(tensorcast::NullPolicy::kZero));
 
 // Fills `err` (if any). `message` need not be NUL-terminated.
 int Fill(tc_error* err, int code, const char* message, size_t length,
@@ -258,8 +268,6 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
     }
   }
 
-  std::vector<std::string> in;
-  const void* cpp_src = src;
   if (from_string) {
     const auto* views = static_cast<const tc_string_view*>(src);
     for (size_t i = 0; i < count; ++i) {
@@ -277,21 +285,28 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
                       err);
       }
     }
-    in.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-      in.emplace_back(views[i].size == 0 ? std::string()
-                                         : std::string(views[i].data, views[i].size));
-    }
-    cpp_src = in.data();
   }
-  if (!to_string) return Report(tensorcast::Cast(cpp_src, st, dst, dt, count, options), err);
+  if (from_string && !to_string) {
+    tensorcast::text::TextColumn column;
+    column.layout = tensorcast::text::TextColumn::Layout::kViews;
+    column.elements = src;
+    return Report(tensorcast::text::ParseColumn(column, dst, dt, count, options), err);
+  }
+  if (!from_string) {
+    tensorcast::text::TextBuffer out;
+    out.views = reinterpret_cast<tensorcast::text::TextView*>(arena->views);
+    out.data = arena->data;
+    out.capacity = arena->data == nullptr ? 0 : arena->capacity;
+    s = tensorcast::text::FormatToBuffer(src, st, &out, count, options);
+    if (s.ok() || s.code() == StatusCode::kBufferTooSmall) arena->size = out.data_size;
+    return Report(s, err);
+  }
 
-  std::vector<std::string> out(count);
-  s = tensorcast::Cast(cpp_src, st, out.data(), dt, count, options);
-  if (!s.ok()) return Report(s, err);
+  // STRING -> STRING: the texts are copied.
+  const auto* views = static_cast<const tc_string_view*>(src);
   size_t required = 0;
-  for (const std::string& text : out) {
-    if (__builtin_add_overflow(required, text.size() + 1, &required)) {
+  for (size_t i = 0; i < count; ++i) {
+    if (__builtin_add_overflow(required, views[i].size + 1, &required)) {
       return Fail(err, TC_OVERFLOW, "the string results do not fit in size_t bytes");
     }
   }
@@ -303,12 +318,11 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
   }
   char* p = arena->data;
   for (size_t i = 0; i < count; ++i) {
-    const std::string& text = out[i];
-    if (!text.empty()) std::memcpy(p, text.data(), text.size());
-    p[text.size()] = '\0';
+    if (views[i].size != 0) std::memcpy(p, views[i].data, views[i].size);
+    p[views[i].size] = '\0';
     arena->views[i].data = p;
-    arena->views[i].size = text.size();
-    p += text.size() + 1;
+    arena->views[i].size = views[i].size;
+    p += views[i].size + 1;
   }
   return Fill(err, TC_OK, "", 0, 0);
 }
@@ -431,6 +445,65 @@ TC_API tc_thread_pool* tc_thread_pool_create(size_t num_threads) {
 
 TC_API void tc_thread_pool_destroy(tc_thread_pool* pool) {
   delete reinterpret_cast<tensorcast::ThreadPool*>(pool);
+}
+
+TC_API int tc_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
+                                      size_t count, const tc_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    CastOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (src == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "src (tc_arrow_strings*) is null");
+    const size_t size = src->struct_size;
+    if (size > sizeof(tc_arrow_strings)) {
+      const std::string m = "src->struct_size " + std::to_string(size) +
+                            " is larger than this library's tc_arrow_strings (" +
+                            std::to_string(sizeof(tc_arrow_strings)) + " bytes)";
+      return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+    }
+    const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
+    tensorcast::ArrowStrings a;
+    if (has(offsetof(tc_arrow_strings, offsets), sizeof(void*))) a.offsets = src->offsets;
+    if (has(offsetof(tc_arrow_strings, offset_width), sizeof(int))) {
+      a.offset_width = src->offset_width;
+    }
+    if (has(offsetof(tc_arrow_strings, data), sizeof(void*))) a.data = src->data;
+    if (has(offsetof(tc_arrow_strings, validity), sizeof(void*))) a.validity = src->validity;
+    if (has(offsetof(tc_arrow_strings, offset), sizeof(int64_t))) a.offset = src->offset;
+    if (has(offsetof(tc_arrow_strings, null_policy), sizeof(int))) {
+      a.null_policy = static_cast<tensorcast::NullPolicy>(src->null_policy);
+    }
+    return Report(
+        tensorcast::CastFromArrowStrings(a, dst, static_cast<DataType>(dst_type), count, o), err);
+  });
+}
+
+TC_API int tc_cast_to_arrow_strings(const void* src, int32_t src_type, tc_arrow_strings_out* dst,
+                                    size_t count, const tc_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    CastOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (dst == nullptr)
+      return Fail(err, TC_INVALID_ARGUMENT, "dst (tc_arrow_strings_out*) is null");
+    if (dst->struct_size != sizeof(tc_arrow_strings_out)) {
+      const std::string m = "dst->struct_size " + std::to_string(dst->struct_size) +
+                            " (expected sizeof(tc_arrow_strings_out) = " +
+                            std::to_string(sizeof(tc_arrow_strings_out)) + ")";
+      return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+    }
+    tensorcast::ArrowStringsOut out;
+    out.offsets = dst->offsets;
+    out.offset_width = dst->offset_width;
+    out.data = dst->data;
+    out.data_capacity = dst->data_capacity;
+    const Status s =
+        tensorcast::CastToArrowStrings(src, static_cast<DataType>(src_type), &out, count, o);
+    if (s.ok() || s.code() == StatusCode::kBufferTooSmall) dst->data_size = out.data_size;
+    return Report(s, err);
+  });
 }
 
 TC_API const tc_runner* tc_thread_pool_runner(tc_thread_pool* pool) {

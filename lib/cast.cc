@@ -13,6 +13,7 @@
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/text/text_cast.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
 
@@ -165,6 +166,14 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
     if (!QuickValid(src, src_type, dst, dst_type, count, options)) {
       Status s = Validate(src, src_type, dst, dst_type, count, options);
       if (!s.ok() || count == 0) return s;
+    }
+    if ((src_type == DataType::kString) != (dst_type == DataType::kString)) {
+      if (src_type == DataType::kString) {
+        text::TextColumn column;
+        column.elements = src;
+        return text::ParseColumn(column, dst, dst_type, count, options);
+      }
+      return text::FormatToStrings(src, src_type, static_cast<std::string*>(dst), count, options);
     }
     // A call too small for any pair to go parallel costs one comparison more than a call
     // without a runner.

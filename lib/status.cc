@@ -10,6 +10,7 @@ const char* StatusCodeName(StatusCode code) noexcept {
     case StatusCode::kParseError: return "PARSE_ERROR";
     case StatusCode::kOverflow: return "OVERFLOW";
     case StatusCode::kInternal: return "INTERNAL";
+    case StatusCode::kBufferTooSmall: return "BUFFER_TOO_SMALL";
   }
   return "UNKNOWN";
 }

@@ -16,9 +16,11 @@ enum class StatusCode : int {
   kParseError = 3,       // a string element that is not a number (index and text in message)
   kOverflow = 4,         // a byte count that does not fit in size_t
   kInternal = 5,         // out of memory while building strings, or a bug
+  kBufferTooSmall = 6,   // an output buffer for texts is too small (the size needed is returned)
 };
 
-// Returns "OK", "INVALID_ARGUMENT", "UNSUPPORTED", "PARSE_ERROR", "OVERFLOW", "INTERNAL".
+// Returns "OK", "INVALID_ARGUMENT", "UNSUPPORTED", "PARSE_ERROR", "OVERFLOW", "INTERNAL",
+// "BUFFER_TOO_SMALL".
 const char* StatusCodeName(StatusCode code) noexcept;
 
 class [[nodiscard]] Status {

@@ -7,6 +7,7 @@
 #include "tensorcast/runner.h"     // IWYU pragma: export
 #include "tensorcast/split.h"      // IWYU pragma: export
 #include "tensorcast/status.h"     // IWYU pragma: export
+#include "tensorcast/strings.h"    // IWYU pragma: export
 #include "tensorcast/version.h"    // IWYU pragma: export (generated from the project() version)
 
 #endif  // TENSORCAST_TENSORCAST_H_

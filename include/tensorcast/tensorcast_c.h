@@ -232,6 +232,61 @@ TC_API int tc_cast_ex(const void* src, int32_t src_type, void* dst, int32_t dst_
 TC_API int tc_cast_like_ex(const void* src, int32_t src_type, void* dst, int32_t like_type,
                            size_t count, const tc_options* options, tc_error* err);
 
+/* ---- Arrow strings ----------------------------------------------------------- */
+
+/* What a null element of an Arrow string array becomes in tc_cast_from_arrow_strings. */
+typedef enum tc_null_policy {
+  TC_NULL_ERROR = 0, /* TC_PARSE_ERROR naming the element (elements before it written) */
+  TC_NULL_ZERO = 1   /* the all-zero code (0, 0.0, False; FLOAT8E8M0: code 0, 2^-127); the
+                        caller keeps the validity bitmap */
+} tc_null_policy;
+
+/* Arrow utf8 (offset_width 4) / large_utf8 (offset_width 8). Element i is
+   data[offsets[offset + i], offsets[offset + i + 1]); validity: Arrow bitmap, bit
+   (offset + i) set = element i present; NULL = all present. Offsets must be >= 0 and
+   non-decreasing (checked before anything is written: TC_INVALID_ARGUMENT naming the
+   element). A smaller struct_size takes the defaults of TC_ARROW_STRINGS_INIT for the
+   fields it lacks; a larger one is TC_INVALID_ARGUMENT. */
+typedef struct tc_arrow_strings {
+  size_t struct_size; /* sizeof(tc_arrow_strings), so the struct can grow */
+  const void* offsets;
+  int offset_width;
+  const char* data;
+  const uint8_t* validity;
+  int64_t offset;  /* the Arrow array's offset (sliced arrays), in elements */
+  int null_policy; /* TC_NULL_ERROR (0, default): a null is an error naming its index;
+                      TC_NULL_ZERO: a null writes 0 (the caller keeps the bitmap) */
+} tc_arrow_strings;
+
+#define TC_ARROW_STRINGS_INIT \
+  { sizeof(tc_arrow_strings), NULL, 4, NULL, NULL, 0, TC_NULL_ERROR }
+
+/* Arrow strings -> `count` elements of the numeric dst_type at dst, with the rules of
+ * tc_cast from STRING (options NULL: TC_OPTIONS_INIT). Zero-copy: the texts are read in
+ * place. Errors as tc_cast_ex, and TC_PARSE_ERROR for a null under TC_NULL_ERROR. */
+TC_API int tc_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
+                                      size_t count, const tc_options* options, tc_error* err);
+
+/* The output of tc_cast_to_arrow_strings: count + 1 offsets (the first is 0) and the
+ * texts back to back in data. A struct_size other than sizeof(tc_arrow_strings_out) is
+ * TC_INVALID_ARGUMENT. */
+typedef struct tc_arrow_strings_out {
+  size_t struct_size;   /* sizeof(tc_arrow_strings_out) */
+  void* offsets;        /* in: count + 1 entries of offset_width bytes */
+  int offset_width;     /* in: 4 (utf8) or 8 (large_utf8) */
+  char* data;           /* in */
+  size_t data_capacity; /* in */
+  size_t data_size;     /* out: bytes used, or required (TC_BUFFER_TOO_SMALL) */
+} tc_arrow_strings_out;
+
+/* `count` elements of the numeric src_type -> Arrow strings (numpy str() spellings, as
+ * tc_cast to STRING). Too small a data_capacity: TC_BUFFER_TOO_SMALL with data_size = the
+ * bytes required and nothing else written (data NULL with capacity 0 is a size query).
+ * offset_width 4 and more than INT32_MAX bytes of text: TC_OVERFLOW, never a wrapped
+ * offset. */
+TC_API int tc_cast_to_arrow_strings(const void* src, int32_t src_type, tc_arrow_strings_out* dst,
+                                    size_t count, const tc_options* options, tc_error* err);
+
 /* A thread pool that implements tc_runner: threads in total, the caller included; 0
  * means min(the CPUs of this process's affinity mask, OMP_NUM_THREADS when set). NULL
  * when out of memory. Threads start on first use; one call's tasks run at a time; a call

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "lib/reference/exact.h"
 #include "lib/reference/string_codec.h"
@@ -126,7 +127,7 @@ std::string FormatElement(DataType type, Kind kind, int bits, uint64_t code) {
   }
 }
 
-bool EqualsIgnoreCaseTrimmed(const std::string& s, const char* word) {
+bool EqualsIgnoreCaseTrimmed(std::string_view s, const char* word) {
   size_t b = 0, e = s.size();
   auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   while (b < e && space(s[b])) ++b;
@@ -142,7 +143,7 @@ bool EqualsIgnoreCaseTrimmed(const std::string& s, const char* word) {
 }
 
 // Parses one string element into the target code. Returns false if it is not a number.
-bool ParseElement(const std::string& s, DataType type, Kind kind, int bits,
+bool ParseElement(std::string_view s, DataType type, Kind kind, int bits,
                   const CastOptions& options, Decimal* scratch, uint64_t* code) {
   if (kind == Kind::kBool) {
     if (EqualsIgnoreCaseTrimmed(s, "true")) {
@@ -171,7 +172,7 @@ bool ParseElement(const std::string& s, DataType type, Kind kind, int bits,
   return true;
 }
 
-std::string Quote(const std::string& s) {
+std::string Quote(std::string_view s) {
   constexpr size_t kMax = 64;
   std::string q = "\"";
   for (size_t i = 0; i < s.size() && i < kMax; ++i) {
@@ -190,6 +191,17 @@ std::string Quote(const std::string& s) {
 }
 
 }  // namespace
+
+bool ParseText(std::string_view text, DataType type, const CastOptions& options, Decimal* scratch,
+               uint64_t* code) {
+  return ParseElement(text, type, KindOf(type), BitWidth(type), options, scratch, code);
+}
+
+std::string FormatText(DataType type, uint64_t code) {
+  return FormatElement(type, KindOf(type), BitWidth(type), code);
+}
+
+std::string QuoteText(std::string_view text) { return Quote(text); }
 
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options) {

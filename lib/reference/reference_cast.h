@@ -5,7 +5,11 @@
 #define TENSORCAST_LIB_REFERENCE_REFERENCE_CAST_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
+#include "lib/reference/string_codec.h"
 #include "tensorcast/cast.h"
 
 namespace tensorcast {
@@ -16,6 +20,18 @@ namespace reference {
 // overlap. Returns kParseError for a bad string element (earlier elements written).
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options);
+
+// One STRING element into the code of the numeric `type` (low BitWidth(type) bits), by
+// the rules above; false when the text is not a number. `scratch` holds its digits.
+bool ParseText(std::string_view text, DataType type, const CastOptions& options, Decimal* scratch,
+               uint64_t* code);
+
+// numpy str() of the element `code` of the numeric `type` ("True" / "False" for BOOL).
+std::string FormatText(DataType type, uint64_t code);
+
+// `text` quoted for an error message: at most 64 bytes, control bytes, '"' and '\\'
+// escaped as \xNN, "..." after a cut.
+std::string QuoteText(std::string_view text);
 
 }  // namespace reference
 }  // namespace tensorcast

@@ -1,0 +1,64 @@
+// tensorcast/strings.h: Cast between numbers and Apache Arrow's string layout (utf8 with
+// int32 offsets, large_utf8 with int64 offsets), zero-copy: the texts are read from and
+// written to the caller's Arrow buffers. The rules are Cast's (tensorcast/cast.h and
+// docs/semantics.md, "Strings"): the same syntax, one rounding from the decimal text,
+// numpy's str() spelling, the same error for a text that is not a number.
+#ifndef TENSORCAST_STRINGS_H_
+#define TENSORCAST_STRINGS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tensorcast/cast.h"
+#include "tensorcast/data_type.h"
+#include "tensorcast/status.h"
+
+namespace tensorcast {
+
+// What a null element (validity bit clear) becomes in a cast from strings.
+enum class NullPolicy : int {
+  kError = 0,  // kParseError naming the element (elements before it are written)
+  kZero = 1,   // the all-zero code (0, 0.0, False; FLOAT8E8M0: code 0, 2^-127); the
+               // caller keeps the validity bitmap
+};
+
+// An Arrow utf8 / large_utf8 array. Element i (0 <= i < count) is the bytes
+// data[offsets[offset + i], offsets[offset + i + 1]); it is null when `validity` is not
+// null and bit (offset + i) of it is clear (LSB first, as Arrow). Offsets must be >= 0
+// and non-decreasing (checked: kInvalidArgument naming the element, before anything is
+// written).
+struct ArrowStrings {
+  const void* offsets = nullptr;  // int32_t (offset_width 4) or int64_t (8)
+  int offset_width = 4;
+  const char* data = nullptr;  // may be null when every element is empty or null
+  const uint8_t* validity = nullptr;
+  int64_t offset = 0;  // the array's offset (a sliced array), in elements
+  NullPolicy null_policy = NullPolicy::kError;
+};
+
+// Arrow strings -> `count` elements of the numeric `dst_type` at `dst` (as Cast writes
+// them). Parse errors as Cast: the first bad element in index order, every element
+// before it written (elements after it are unspecified, serially and in parallel).
+Status CastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
+                            const CastOptions& options = CastOptions());
+
+// The output of a cast into Arrow strings: count + 1 offsets are written (the first is
+// 0), and the texts, back to back without separators, into data.
+struct ArrowStringsOut {
+  void* offsets = nullptr;  // count + 1 entries of offset_width bytes
+  int offset_width = 4;     // 4 (utf8) or 8 (large_utf8)
+  char* data = nullptr;     // may be null when data_capacity is 0
+  size_t data_capacity = 0;
+  size_t data_size = 0;  // out: bytes used, or required (kBufferTooSmall)
+};
+
+// `count` elements of the numeric `src_type` -> Arrow strings (numpy str() spellings).
+// Too small a data_capacity: kBufferTooSmall with data_size = the bytes required, and
+// nothing else written (data_capacity 0 with data null is a size query). offset_width 4
+// and more than INT32_MAX bytes of text: kOverflow (never a wrapped offset).
+Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* dst, size_t count,
+                          const CastOptions& options = CastOptions());
+
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_STRINGS_H_

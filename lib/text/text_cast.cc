@@ -1,0 +1,509 @@
+// Cast with STRING on one side (text_cast.h).
+#include "lib/text/text_cast.h"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/dispatch/route_plan.h"
+#include "lib/parallel.h"
+#include "lib/reference/reference_cast.h"
+#include "lib/text/number_text.h"
+#include "lib/tuning.h"
+#include "lib/type_facts.h"
+
+namespace tensorcast {
+namespace text {
+namespace {
+
+// Element i of a buffer of `bits`-wide elements, as an unsigned code.
+uint64_t LoadCode(const void* src, int bits, size_t i) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  switch (bits) {
+    case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
+    case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
+    case 8: return p[i];
+    case 16: {
+      uint16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
+    case 32: {
+      uint32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return v;
+    }
+  }
+}
+
+// Stores element i in index order: the first element of a packed byte overwrites the
+// whole byte (so the padding of a partial last byte is zero).
+void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
+  auto* p = static_cast<unsigned char*>(dst);
+  switch (bits) {
+    case 2: {
+      const unsigned shift = 2 * (i % 4);
+      const auto v = static_cast<unsigned char>((code & 0x3) << shift);
+      p[i / 4] = shift == 0 ? v : static_cast<unsigned char>(p[i / 4] | v);
+      return;
+    }
+    case 4: {
+      const unsigned shift = 4 * (i % 2);
+      const auto v = static_cast<unsigned char>((code & 0xF) << shift);
+      p[i / 2] = shift == 0 ? v : static_cast<unsigned char>(p[i / 2] | v);
+      return;
+    }
+    case 8: p[i] = static_cast<unsigned char>(code); return;
+    case 16: {
+      const auto v = static_cast<uint16_t>(code);
+      std::memcpy(p + 2 * i, &v, 2);
+      return;
+    }
+    case 32: {
+      const auto v = static_cast<uint32_t>(code);
+      std::memcpy(p + 4 * i, &v, 4);
+      return;
+    }
+    default: std::memcpy(p + 8 * i, &code, 8); return;
+  }
+}
+
+// Replaces element i of a written buffer (packed: only its bits).
+void PatchCode(void* dst, int bits, size_t i, uint64_t code) {
+  if (bits >= 8) return StoreCode(dst, bits, i, code);
+  auto* p = static_cast<unsigned char*>(dst);
+  const size_t per_byte = static_cast<size_t>(8 / bits);
+  const unsigned shift = static_cast<unsigned>(bits) * static_cast<unsigned>(i % per_byte);
+  const unsigned mask = ((1u << bits) - 1) << shift;
+  p[i / per_byte] = static_cast<unsigned char>((p[i / per_byte] & ~mask) |
+                                               ((static_cast<unsigned>(code) << shift) & mask));
+}
+
+std::atomic<size_t>& Int32OffsetLimit() {
+  static std::atomic<size_t> limit{size_t{INT32_MAX}};
+  return limit;
+}
+
+bool IsNarrowFloat(DataType t) {
+  return Facts(t).kind == TypeKind::kFloat && t != DataType::kFloat && t != DataType::kDouble;
+}
+
+Status ParseError(size_t i, std::string_view text, DataType type) {
+  return Status(StatusCode::kParseError,
+                "element " + std::to_string(i) + ": cannot parse " + reference::QuoteText(text) +
+                    " as " + DataTypeName(type) + " (" + std::to_string(i) +
+                    " elements before it were written)",
+                i);
+}
+
+Status NullError(size_t i, DataType type) {
+  return Status(StatusCode::kParseError,
+                "element " + std::to_string(i) + ": null (validity bit clear), not a " +
+                    DataTypeName(type) + " (" + std::to_string(i) +
+                    " elements before it were written; the null policy ZERO writes 0 instead)",
+                i);
+}
+
+// The texts of a column from element `first` on: get(i, &text) is false for a null.
+struct StdStrings {
+  const std::string* p;
+  bool operator()(size_t i, std::string_view* t) const {
+    *t = p[i];
+    return true;
+  }
+};
+
+struct Views {
+  const TextView* p;
+  bool operator()(size_t i, std::string_view* t) const {
+    *t = std::string_view(p[i].data, p[i].size);
+    return true;
+  }
+};
+
+template <typename Offset>
+struct Arrow {
+  const Offset* offsets;  // from the first element on
+  const char* data;
+  const uint8_t* validity;
+  uint64_t bit;  // validity bit of the first element
+  bool operator()(size_t i, std::string_view* t) const {
+    if (validity != nullptr) {
+      const uint64_t b = bit + i;
+      if (((validity[b >> 3] >> (b & 7)) & 1) == 0) return false;
+    }
+    const auto begin = static_cast<size_t>(offsets[i]);
+    *t = std::string_view(data + begin, static_cast<size_t>(offsets[i + 1]) - begin);
+    return true;
+  }
+};
+
+// Numeric targets other than the narrow floats, one element at a time. `first` is the
+// index of element 0 in the whole call (for messages).
+template <class Get>
+Status ParseScalar(const Get& get, size_t first, void* dst, DataType type, size_t count,
+                   const CastOptions& options, bool nulls_zero) {
+  const int bits = BitWidth(type);
+  std::unique_ptr<reference::Decimal> scratch;
+  for (size_t i = 0; i < count; ++i) {
+    std::string_view t;
+    uint64_t code = 0;
+    if (!get(i, &t)) {
+      if (!nulls_zero) return NullError(first + i, type);
+    } else {
+      Scanned s;
+      if (!(Scan(t, &s) && FastCode(s, type, &code))) {
+        if (!scratch) scratch = std::make_unique<reference::Decimal>();
+        if (!reference::ParseText(t, type, options, scratch.get(), &code)) {
+          return ParseError(first + i, t, type);
+        }
+      }
+    }
+    StoreCode(dst, bits, i, code);
+  }
+  return Status::Ok();
+}
+
+// The narrow float targets: blocks of float32 values rounded to odd, encoded by the
+// FLOAT kernel of the target; texts the fast path does not decide are patched in with
+// the reference's codes.
+template <class Get>
+Status ParseNarrow(const Get& get, size_t first, void* dst, DataType type, size_t count,
+                   const CastOptions& options, bool nulls_zero) {
+  constexpr size_t kBlock = 256;  // a multiple of 8: blocks start on whole packed bytes
+  const int bits = BitWidth(type);
+  CastOptions serial = options;
+  serial.runner = nullptr;
+  uint32_t f32[kBlock];
+  uint32_t patch_index[kBlock];
+  uint64_t patch_code[kBlock];
+  std::unique_ptr<reference::Decimal> scratch;
+  for (size_t b = 0; b < count; b += kBlock) {
+    const size_t n = std::min(kBlock, count - b);
+    size_t patches = 0, good = n;
+    Status error;
+    for (size_t j = 0; j < n; ++j) {
+      std::string_view t;
+      uint64_t code = 0;
+      if (!get(b + j, &t)) {
+        if (!nulls_zero) {
+          good = j;
+          error = NullError(first + b + j, type);
+          break;
+        }
+      } else {
+        Scanned s;
+        if (Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) continue;
+        if (!scratch) scratch = std::make_unique<reference::Decimal>();
+        if (!reference::ParseText(t, type, options, scratch.get(), &code)) {
+          good = j;
+          error = ParseError(first + b + j, t, type);
+          break;
+        }
+      }
+      f32[j] = 0;
+      patch_index[patches] = static_cast<uint32_t>(j);
+      patch_code[patches++] = code;
+    }
+    if (good > 0) {
+      void* out = static_cast<unsigned char*>(dst) + b * static_cast<size_t>(bits) / 8;
+      if (!dispatch::CastWithPlan(f32, DataType::kFloat, out, type, good, serial)) {
+        const Status s = reference::Cast(f32, DataType::kFloat, out, type, good, serial);
+        if (!s.ok()) return s;
+      }
+      for (size_t k = 0; k < patches; ++k) PatchCode(out, bits, patch_index[k], patch_code[k]);
+    }
+    if (good < n) return error;
+  }
+  return Status::Ok();
+}
+
+template <class Get>
+Status ParseWith(const Get& get, size_t first, void* dst, DataType type, size_t count,
+                 const CastOptions& options, bool nulls_zero) {
+  if (IsNarrowFloat(type)) return ParseNarrow(get, first, dst, type, count, options, nulls_zero);
+  return ParseScalar(get, first, dst, type, count, options, nulls_zero);
+}
+
+// Elements [first, first + count) of the column, on this thread.
+Status ParseRange(const TextColumn& src, size_t first, void* dst, DataType type, size_t count,
+                  const CastOptions& options) {
+  switch (src.layout) {
+    case TextColumn::Layout::kStdString:
+      return ParseWith(StdStrings{static_cast<const std::string*>(src.elements) + first}, first,
+                       dst, type, count, options, false);
+    case TextColumn::Layout::kViews:
+      return ParseWith(Views{static_cast<const TextView*>(src.elements) + first}, first, dst, type,
+                       count, options, false);
+    case TextColumn::Layout::kArrow: break;
+  }
+  const ArrowStrings& a = src.arrow;
+  const bool zero = a.null_policy == NullPolicy::kZero;
+  const auto at = static_cast<size_t>(a.offset) + first;
+  if (a.offset_width == 8) {
+    return ParseWith(Arrow<int64_t>{static_cast<const int64_t*>(a.offsets) + at, a.data,
+                                    a.validity, at},
+                     first, dst, type, count, options, zero);
+  }
+  return ParseWith(
+      Arrow<int32_t>{static_cast<const int32_t*>(a.offsets) + at, a.data, a.validity, at}, first,
+      dst, type, count, options, zero);
+}
+
+// Elements per task of a parallel call with STRING on one side, or 0 for one thread. A
+// multiple of 64, so that tasks start on whole bytes of packed outputs.
+size_t ChunkElements(size_t count, const CastOptions& options) {
+  using namespace tuning;  // NOLINT: the thresholds
+  if (options.runner == nullptr || count < kParallelStringMinElements) return 0;
+  size_t chunk = std::max(kParallelStringTaskElements, (count + kParallelMaxTasks - 1) / kParallelMaxTasks);
+  chunk = (chunk + 63) / 64 * 64;
+  return chunk < count ? chunk : 0;
+}
+
+void* At(void* p, DataType type, size_t index) {
+  return static_cast<unsigned char*>(p) + index * static_cast<size_t>(BitWidth(type)) / 8;
+}
+
+const void* At(const void* p, DataType type, size_t index) {
+  return static_cast<const unsigned char*>(p) + index * static_cast<size_t>(BitWidth(type)) / 8;
+}
+
+void SetOffset(void* offsets, int width, size_t i, size_t value) {
+  if (width == 8) {
+    static_cast<int64_t*>(offsets)[i] = static_cast<int64_t>(value);
+  } else {
+    static_cast<int32_t*>(offsets)[i] = static_cast<int32_t>(value);
+  }
+}
+
+size_t GetOffset(const void* offsets, int width, size_t i) {
+  return width == 8 ? static_cast<size_t>(static_cast<const int64_t*>(offsets)[i])
+                    : static_cast<size_t>(static_cast<const int32_t*>(offsets)[i]);
+}
+
+// Formats elements [first, first + count) of src (src points at element first) to
+// `out`, back to back, each followed by a NUL in an arena, and indexes them: views[i]
+// (arena) or offsets[i] = start - out + `start_value` (Arrow). Returns the bytes written.
+size_t FormatRun(const void* src, DataType type, size_t first, size_t count, char* out,
+                 const TextBuffer& dst, size_t start_value) {
+  const int bits = BitWidth(type);
+  char* p = out;
+  if (dst.views != nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t n = FormatNumber(type, LoadCode(src, bits, i), p);
+      p[n] = '\0';
+      dst.views[first + i] = TextView{p, n};
+      p += n + 1;
+    }
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      SetOffset(dst.offsets, dst.offset_width, first + i,
+                static_cast<size_t>(p - out) + start_value);
+      p += FormatNumber(type, LoadCode(src, bits, i), p);
+    }
+  }
+  return static_cast<size_t>(p - out);
+}
+
+// Bytes of the texts of elements [0, count) (each + terminator), formatted and dropped.
+size_t MeasureRun(const void* src, DataType type, size_t count, size_t terminator) {
+  const int bits = BitWidth(type);
+  char scratch[kMaxNumberText];
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    total += FormatNumber(type, LoadCode(src, bits, i), scratch) + terminator;
+  }
+  return total;
+}
+
+}  // namespace
+
+Status CheckArrowOffsets(const ArrowStrings& src, size_t count) {
+  if (src.offset < 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "offset " + std::to_string(src.offset) + " is negative");
+  }
+  if (src.offset_width != 4 && src.offset_width != 8) {
+    return Status(StatusCode::kInvalidArgument, "offset_width " + std::to_string(src.offset_width) +
+                                                    " (expected 4 for utf8 or 8 for large_utf8)");
+  }
+  if (count == 0) return Status::Ok();
+  if (src.offsets == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "offsets is null with count " + std::to_string(count));
+  }
+  const auto at = static_cast<size_t>(src.offset);
+  const auto check = [&](const auto* o) -> Status {
+    if (o[at] < 0) {
+      return Status(StatusCode::kInvalidArgument, "element 0: offset " + std::to_string(o[at]) +
+                                                      " is negative");
+    }
+    bool ordered = true;
+    for (size_t i = at; i < at + count; ++i) ordered &= o[i] <= o[i + 1];
+    if (ordered) return Status::Ok();
+    for (size_t i = at; i < at + count; ++i) {
+      if (o[i] > o[i + 1]) {
+        return Status(StatusCode::kInvalidArgument,
+                      "element " + std::to_string(i - at) + ": offsets decrease (" +
+                          std::to_string(o[i]) + " then " + std::to_string(o[i + 1]) + ")");
+      }
+    }
+    return Status::Ok();
+  };
+  const Status s = src.offset_width == 8 ? check(static_cast<const int64_t*>(src.offsets))
+                                         : check(static_cast<const int32_t*>(src.offsets));
+  if (!s.ok()) return s;
+  const int64_t last = src.offset_width == 8 ? static_cast<const int64_t*>(src.offsets)[at + count]
+                                             : static_cast<const int32_t*>(src.offsets)[at + count];
+  if (src.data == nullptr && last > (src.offset_width == 8
+                                         ? static_cast<const int64_t*>(src.offsets)[at]
+                                         : static_cast<const int32_t*>(src.offsets)[at])) {
+    return Status(StatusCode::kInvalidArgument, "data is null but the texts are not empty");
+  }
+  return Status::Ok();
+}
+
+Status ParseColumn(const TextColumn& src, void* dst, DataType type, size_t count,
+                   const CastOptions& options) {
+  const size_t chunk = ChunkElements(count, options);
+  if (chunk == 0) return ParseRange(src, 0, dst, type, count, options);
+  std::atomic<bool> failed{false};
+  auto task = [&](size_t t) {
+    const size_t start = t * chunk;
+    const size_t n = std::min(chunk, count - start);
+    try {
+      if (!ParseRange(src, start, At(dst, type, start), type, n, options).ok()) {
+        failed.store(true, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  parallel::RunTasks(options.runner, (count + chunk - 1) / chunk, task);
+  if (!failed.load()) return Status::Ok();
+  // The first bad element in index order, everything before it written: serially.
+  return ParseRange(src, 0, dst, type, count, options);
+}
+
+Status FormatToStrings(const void* src, DataType type, std::string* dst, size_t count,
+                       const CastOptions& options) {
+  const int bits = BitWidth(type);
+  const auto run = [&](size_t first, size_t n) {
+    char buf[kMaxNumberText];
+    for (size_t i = first; i < first + n; ++i) {
+      dst[i].assign(buf, FormatNumber(type, LoadCode(src, bits, i), buf));
+    }
+  };
+  const size_t chunk = ChunkElements(count, options);
+  if (chunk == 0) {
+    run(0, count);
+    return Status::Ok();
+  }
+  std::atomic<bool> failed{false};
+  auto task = [&](size_t t) {
+    const size_t start = t * chunk;
+    try {
+      run(start, std::min(chunk, count - start));
+    } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  parallel::RunTasks(options.runner, (count + chunk - 1) / chunk, task);
+  if (failed.load()) run(0, count);  // throws std::bad_alloc to the caller's handler
+  return Status::Ok();
+}
+
+Status FormatToBuffer(const void* src, DataType type, TextBuffer* dst, size_t count,
+                      const CastOptions& options) {
+  const bool arena = dst->views != nullptr;
+  const size_t terminator = arena ? 1 : 0;
+  const size_t bound = kMaxNumberText + terminator;
+  const size_t max_bytes = arena || dst->offset_width == 8
+                               ? SIZE_MAX
+                               : Int32OffsetLimit().load(std::memory_order_relaxed);
+  const size_t chunk = ChunkElements(count, options);
+  const size_t tasks = chunk == 0 ? 1 : (count + chunk - 1) / chunk;
+  const auto part_start = [&](size_t t) { return t * chunk; };
+  const auto part_count = [&](size_t t) {
+    return chunk == 0 ? count : std::min(chunk, count - t * chunk);
+  };
+  // Roomy: the caller's buffer holds every text at its longest, so each part is
+  // formatted straight into it (at a provisional place, part t at t * chunk * bound)
+  // and the parts are then moved together. Otherwise the texts are measured first and
+  // nothing is written unless they fit.
+  const bool roomy = count <= std::min(dst->capacity, max_bytes) / bound;
+  std::vector<size_t> bytes(tasks);
+  std::atomic<bool> failed{false};
+  auto first_pass = [&](size_t t) {
+    const size_t s = part_start(t), n = part_count(t);
+    try {
+      bytes[t] = roomy ? FormatRun(At(src, type, s), type, s, n, dst->data + s * bound, *dst, 0)
+                       : MeasureRun(At(src, type, s), type, n, terminator);
+    } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  parallel::RunTasks(options.runner, tasks, first_pass);
+  if (failed.load()) throw std::bad_alloc();
+  size_t total = 0;
+  std::vector<size_t> base(tasks);
+  for (size_t t = 0; t < tasks; ++t) {
+    base[t] = total;
+    total += bytes[t];
+  }
+  if (total > max_bytes) {
+    return Status(StatusCode::kOverflow,
+                  "the texts take " + std::to_string(total) +
+                      " bytes, beyond int32 offsets (INT32_MAX); use offset_width 8 (large_utf8)");
+  }
+  dst->data_size = total;
+  if (!roomy) {
+    if (total > dst->capacity) {
+      return Status(StatusCode::kBufferTooSmall,
+                    std::string(arena ? "string arena too small: " : "data_capacity too small: ") +
+                        std::to_string(total) + " bytes required, capacity " +
+                        std::to_string(dst->capacity));
+    }
+    auto second_pass = [&](size_t t) {
+      const size_t s = part_start(t), n = part_count(t);
+      FormatRun(At(src, type, s), type, s, n, dst->data + base[t], *dst, base[t]);
+    };
+    parallel::RunTasks(options.runner, tasks, second_pass);
+  } else if (tasks > 1) {
+    // Parts move left in order (part t's new place ends before part t + 1's old one
+    // begins), then their offsets or views are rebased.
+    for (size_t t = 1; t < tasks; ++t) {
+      std::memmove(dst->data + base[t], dst->data + part_start(t) * bound, bytes[t]);
+    }
+    auto rebase = [&](size_t t) {
+      const size_t s = part_start(t), n = part_count(t);
+      if (arena) {
+        const ptrdiff_t shift = static_cast<ptrdiff_t>(base[t]) - static_cast<ptrdiff_t>(s * bound);
+        for (size_t i = s; i < s + n; ++i) dst->views[i].data += shift;
+      } else {
+        for (size_t i = s; i < s + n; ++i) {
+          SetOffset(dst->offsets, dst->offset_width, i,
+                    GetOffset(dst->offsets, dst->offset_width, i) + base[t]);
+        }
+      }
+    };
+    parallel::RunTasks(options.runner, tasks, rebase);
+  }
+  if (!arena) SetOffset(dst->offsets, dst->offset_width, count, total);
+  return Status::Ok();
+}
+
+size_t SetInt32OffsetLimitForTest(size_t bytes) { return Int32OffsetLimit().exchange(bytes); }
+
+}  // namespace text
+}  // namespace tensorcast

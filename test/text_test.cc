@@ -1,0 +1,529 @@
+// The fast paths of strings <-> numbers (lib/text/number_text.h) against the exact slow
+// path (the reference codec, lib/reference/), on the texts where they are most likely
+// to differ: exact decimal midpoints between neighbouring values of every float format
+// and texts just above and below them (19, 20, 25 digits and the exact expansion),
+// texts of 800+ digits, subnormals and the ends of every range, integers around every
+// integer bound, random shortest spellings of doubles and floats over the whole
+// exponent range, and the syntax's corners. Every numeric target and option is cast in
+// one batch through the public Cast (blocks, patches, packed outputs) and compared
+// element by element with the reference's code for that text. Formatting: FLOAT,
+// DOUBLE and integer texts against the reference's.
+//
+// Also the Arrow string layout through the C++ API (tensorcast/strings.h): both offset
+// widths, validity, sliced arrays, empty strings, the null policies, bad offsets, the
+// capacity protocol and the int32 offset limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lib/reference/reference_cast.h"
+#include "lib/text/number_text.h"
+#include "lib/text/text_cast.h"
+#include "tensorcast/tensorcast.h"
+#include "test/test_util.h"
+
+namespace tensorcast {
+namespace {
+
+using DT = DataType;
+
+const DT kNumeric[] = {
+    DT::kFloat,         DT::kUint8,          DT::kInt8,       DT::kUint16,
+    DT::kInt16,         DT::kInt32,          DT::kInt64,      DT::kBool,
+    DT::kFloat16,       DT::kDouble,         DT::kUint32,     DT::kUint64,
+    DT::kBfloat16,      DT::kFloat8E4M3FN,   DT::kFloat8E4M3FNUZ, DT::kFloat8E5M2,
+    DT::kFloat8E5M2FNUZ, DT::kUint4,         DT::kInt4,       DT::kFloat4E2M1,
+    DT::kFloat8E8M0,    DT::kUint2,          DT::kInt2};
+
+uint64_t LoadElement(const std::vector<uint8_t>& buf, int bits, size_t i) {
+  switch (bits) {
+    case 2: return (buf[i / 4] >> (2 * (i % 4))) & 0x3;
+    case 4: return (buf[i / 2] >> (4 * (i % 2))) & 0xF;
+    default: {
+      uint64_t v = 0;
+      std::memcpy(&v, buf.data() + i * static_cast<size_t>(bits) / 8, static_cast<size_t>(bits) / 8);
+      return v;
+    }
+  }
+}
+
+// The options worth trying for a target.
+std::vector<CastOptions> OptionsFor(DT t) {
+  std::vector<CastOptions> v;
+  if (t == DT::kFloat8E8M0) {
+    for (bool sat : {true, false}) {
+      for (RoundMode m : {RoundMode::kUp, RoundMode::kDown, RoundMode::kNearest}) {
+        v.push_back(test::Opt(sat, m));
+      }
+    }
+  } else if (t == DT::kFloat8E4M3FN || t == DT::kFloat8E4M3FNUZ || t == DT::kFloat8E5M2 ||
+             t == DT::kFloat8E5M2FNUZ) {
+    v.push_back(test::Opt(true));
+    v.push_back(test::Opt(false));
+  } else {
+    v.push_back(CastOptions());
+  }
+  return v;
+}
+
+// Casts every text to every target and option through the public Cast, in one batch,
+// and compares each element with the reference's code for that text alone.
+void ExpectParsesLikeReference(const std::vector<std::string>& texts) {
+  for (DT t : kNumeric) {
+    const int bits = BitWidth(t);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    for (const CastOptions& o : OptionsFor(t)) {
+      std::vector<uint8_t> out(StorageBytes(t, texts.size()) + 1, 0xA5);
+      const Status s = Cast(texts.data(), DT::kString, out.data(), t, texts.size(), o);
+      ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+      reference::Decimal scratch;
+      int failures = 0;
+      for (size_t i = 0; i < texts.size() && failures < 10; ++i) {
+        uint64_t want = 0;
+        ASSERT_TRUE(reference::ParseText(texts[i], t, o, &scratch, &want)) << texts[i];
+        const uint64_t got = LoadElement(out, bits, i);
+        if (got != (want & mask)) {
+          ++failures;
+          ADD_FAILURE() << "\"" << texts[i] << "\" -> " << DataTypeName(t)
+                        << " saturate=" << o.saturate
+                        << " round_mode=" << static_cast<int>(o.round_mode) << ": got "
+                        << test::Hex(got) << ", reference " << test::Hex(want & mask);
+        }
+      }
+      EXPECT_EQ(out.back(), 0xA5) << DataTypeName(t) << ": wrote past the end";
+    }
+  }
+}
+
+// The exact decimal expansion of a double ("%.*e" prints every digit).
+std::string Exact(double v) {
+  char buf[1200];
+  std::snprintf(buf, sizeof(buf), "%.1100e", v);
+  std::string s(buf);
+  // Trailing zeros of the mantissa carry no value.
+  const size_t e = s.find('e');
+  size_t end = e;
+  while (end > 0 && s[end - 1] == '0') --end;
+  if (s[end - 1] == '.') --end;
+  return s.substr(0, end) + s.substr(e);
+}
+
+// A decimal text d.ddd...e+X cut (truncated) to n significant digits.
+std::string Cut(const std::string& exact, size_t n) {
+  const size_t e = exact.find('e');
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (exact[i] >= '0' && exact[i] <= '9') digits += exact[i];
+  }
+  if (digits.size() <= n) return exact;
+  std::string m = exact.substr(0, exact[0] == '-' ? 1 : 0);
+  const std::string kept = digits.substr(0, n);
+  m += kept.substr(0, 1) + "." + kept.substr(1);
+  return m + exact.substr(e);
+}
+
+// The exact text with one more non-zero digit far after its last one (just above).
+std::string JustAbove(const std::string& exact, size_t zeros) {
+  const size_t e = exact.find('e');
+  std::string m = exact.substr(0, e);
+  if (m.find('.') == std::string::npos) m += '.';
+  return m + std::string(zeros, '0') + "1" + exact.substr(e);
+}
+
+// Texts near the midpoints of a float format whose values (as doubles) are `values`,
+// sorted ascending and all finite.
+void AddMidpointTexts(const std::vector<double>& values, std::vector<std::string>* texts) {
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    const bool long_text = i % 8 == 0;
+    const double mid = values[i] / 2 + values[i + 1] / 2;  // exact (power-of-two scaling)
+    if (!(mid > values[i] && mid < values[i + 1])) continue;
+    const std::string x = Exact(mid);
+    texts->push_back(x);
+    texts->push_back(JustAbove(x, 3));
+    if (long_text) texts->push_back(JustAbove(x, 900));  // 900+ digits (slow: some only)
+    for (size_t n : {17, 19, 20, 25}) texts->push_back(Cut(x, n));
+    texts->push_back("-" + Cut(x, 19));
+    // The neighbours themselves, exactly and cut.
+    texts->push_back(Exact(values[i + 1]));
+    texts->push_back(Cut(Exact(values[i + 1]), 19));
+  }
+}
+
+std::vector<double> AllValues(DT t) {
+  const int bits = BitWidth(t);
+  std::vector<double> v;
+  const size_t codes = size_t{1} << bits;
+  std::vector<uint8_t> in(StorageBytes(t, codes));
+  for (size_t c = 0; c < codes; ++c) {
+    if (bits == 16) {
+      const auto x = static_cast<uint16_t>(c);
+      std::memcpy(in.data() + 2 * c, &x, 2);
+    } else if (bits == 8) {
+      in[c] = static_cast<uint8_t>(c);
+    } else {
+      in[c / 2] = static_cast<uint8_t>(in[c / 2] | (c << (4 * (c % 2))));
+    }
+  }
+  std::vector<double> d(codes);
+  EXPECT_TRUE(Cast(in.data(), t, d.data(), DT::kDouble, codes).ok());
+  for (double x : d) {
+    if (std::isfinite(x) && x >= 0) v.push_back(x);
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+TEST(TextFastPaths, NearTiesOfEverySmallFormatParseLikeTheReference) {
+  std::vector<std::string> texts;
+  for (DT t : {DT::kFloat8E4M3FN, DT::kFloat8E4M3FNUZ, DT::kFloat8E5M2, DT::kFloat8E5M2FNUZ,
+               DT::kFloat8E8M0, DT::kFloat4E2M1}) {
+    AddMidpointTexts(AllValues(t), &texts);
+  }
+  // FLOAT16 and BFLOAT16: every 29th neighbouring pair (all binades, normal and subnormal).
+  for (DT t : {DT::kFloat16, DT::kBfloat16}) {
+    const std::vector<double> all = AllValues(t);
+    std::vector<double> some;
+    for (size_t i = 0; i + 1 < all.size(); i += 29) {
+      some.push_back(all[i]);
+      some.push_back(all[i + 1]);
+    }
+    AddMidpointTexts(some, &texts);
+  }
+  // E8M0's round-to-nearest boundaries are 1.5 * 2^k.
+  for (int k = -140; k <= 130; k += 3) texts.push_back(Exact(1.5 * std::ldexp(1.0, k)));
+  ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, NearTiesOfFloatAndDoubleParseLikeTheReference) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> texts;
+  std::vector<double> pairs;
+  for (int i = 0; i < 300; ++i) {
+    // float32 neighbours over the whole range, subnormals included.
+    const auto b = static_cast<uint32_t>(rng() % 0x7F7FFFFFu);
+    pairs.push_back(static_cast<double>(test::F32(b)));
+    pairs.push_back(static_cast<double>(test::F32(b + 1)));
+  }
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    AddMidpointTexts({pairs[i], pairs[i + 1]}, &texts);
+  }
+  // Double midpoints are not doubles: texts around them from the neighbours' exact
+  // expansions, cut to 17-19 digits and extended.
+  for (int i = 0; i < 300; ++i) {
+    const uint64_t b = rng() % 0x7FEFFFFFFFFFFFFFull;
+    const double a = test::F64(b), c = test::F64(b + 1);
+    texts.push_back(Cut(Exact(a), 17));
+    texts.push_back(Cut(Exact(c), 19));
+    texts.push_back(JustAbove(Exact(a), 5));
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", a);
+    texts.push_back(buf);
+    std::snprintf(buf, sizeof(buf), "%.20g", c);
+    texts.push_back(buf);
+  }
+  ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, RandomShortestSpellingsParseLikeTheReference) {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> texts;
+  char buf[64];
+  for (int i = 0; i < 4000; ++i) {
+    const double d = test::F64(rng() & 0x7FFFFFFFFFFFFFFFull);
+    if (!std::isfinite(d)) continue;
+    // Typical data: magnitudes 1e-10 .. 1e10, shortest round trip, both signs.
+    const double typical = std::ldexp(static_cast<double>(rng() >> 11), -53) *
+                           std::pow(10.0, static_cast<int>(rng() % 21) - 10);
+    for (double v : {d, typical, -typical}) {
+      std::snprintf(buf, sizeof(buf), "%.17g", v);
+      texts.push_back(buf);
+      const float f = static_cast<float>(v);
+      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(f));
+      texts.push_back(buf);
+    }
+    std::snprintf(buf, sizeof(buf), "%.6f", typical);  // positional, trailing zeros
+    texts.push_back(buf);
+  }
+  ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, SubnormalsRangeEndsAndSyntaxParseLikeTheReference) {
+  std::vector<std::string> texts = {
+      "0", "-0", "0.0", "-0.0", "000", "0e5", ".0", "0.", "00.000e-999",
+      "1", "-1", "+1", " 7 ", "\t-8.5\n", "1e0", "1E+0", "1.e1", ".5", "5.", "-.5e-1",
+      "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324",
+      "2.2250738585072014e-308", "2.2250738585072011e-308", "1.7976931348623157e308",
+      "1.7976931348623158e308", "1.797693134862315807e308", "1e309", "-1e400", "1e-400",
+      "1.401298464324817e-45", "7.006492321624085e-46", "7.006492321624086e-46",
+      "1.1754943508222875e-38", "3.4028234663852886e38", "3.4028235677973366e38",
+      "3.4028235677973367e38", "3.40282357e38", "65504", "65519.99", "65520", "448", "464",
+      "464.00001", "57344", "61440", "240", "248", "1e-27", "1e27", "9.999999999999999999e26",
+      "1e-28", "1e28", "123456789012345678901234567890", "0.000000000000000000000000001",
+      "12345678901234567890123", "1234567890123456789", "12345678901234567890",
+      "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+      "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+      "1e19", "1e20", "-1e19", "9999999999999999999", "99999999999999999999", "4294967295",
+      "4294967296", "-2147483648", "-2147483649", "32767.9", "-32768.9", "255.5", "-0.99",
+      "127", "128", "-128", "-129", "7", "8", "-8", "-9", "1", "2", "-2", "-3", "3.9",
+      "inf", "-Infinity", "NaN", "-nan", "+INF", "1e99999999999999999999", "1e-99999999999",
+      std::string(1000, '9'), "0." + std::string(1000, '0') + "1", "1" + std::string(400, '0'),
+      "1." + std::string(30, '0') + "1", "0.1", "0.2", "0.3", "1.5", "2.5", "-2.5", "0.5"};
+  ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, IntegersAroundEveryBoundParseLikeTheReference) {
+  std::vector<std::string> texts;
+  for (int b = 1; b <= 64; ++b) {
+    const uint64_t p = b == 64 ? 0 : uint64_t{1} << b;
+    for (int64_t d = -2; d <= 2; ++d) {
+      const uint64_t v = p + static_cast<uint64_t>(d);
+      texts.push_back(std::to_string(v));
+      texts.push_back("-" + std::to_string(v));
+      texts.push_back(std::to_string(v) + ".999");
+      texts.push_back(std::to_string(v) + "e0");
+    }
+  }
+  for (int n = 1; n <= 21; ++n) {
+    texts.push_back(std::string(static_cast<size_t>(n), '9'));
+    texts.push_back("1" + std::string(static_cast<size_t>(n), '0'));
+    texts.push_back("1e" + std::to_string(n));
+    texts.push_back("-1.5e" + std::to_string(n));
+    texts.push_back("12345e-" + std::to_string(n));
+  }
+  ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, NumbersFormatLikeTheReference) {
+  std::mt19937_64 rng(5);
+  char buf[text::kMaxNumberText];
+  int failures = 0;
+  const auto check = [&](DT t, uint64_t code) {
+    const std::string want = reference::FormatText(t, code);
+    const std::string got(buf, text::FormatNumber(t, code, buf));
+    if (got != want && ++failures < 10) {
+      ADD_FAILURE() << DataTypeName(t) << " " << test::Hex(code) << ": got \"" << got
+                    << "\", reference \"" << want << "\"";
+    }
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t r = rng();
+    check(DT::kDouble, r);
+    check(DT::kFloat, r & 0xFFFFFFFFu);
+    check(DT::kInt64, r);
+    check(DT::kUint64, r >> (r % 64));
+    check(DT::kInt8, r & 0xFF);
+  }
+  // Every power of two and the decimal layout boundaries (1e-4, 1e16) and their neighbours.
+  for (int e = -1074; e <= 1023; ++e) {
+    const uint64_t b = test::Bits(std::ldexp(1.0, e));
+    for (uint64_t d : {b - 1, b, b + 1}) check(DT::kDouble, d);
+  }
+  for (double v : {1e-4, 1e16, 1e-5, 1e15, 9.999999999999999e15}) {
+    for (int64_t d = -2; d <= 2; ++d) {
+      check(DT::kDouble, test::Bits(v) + static_cast<uint64_t>(d));
+      check(DT::kFloat, test::Bits(static_cast<float>(v)) + static_cast<uint32_t>(d));
+    }
+  }
+  for (uint32_t b = 0; b < 0x100000; b += 7) {  // float32 zero to subnormals and beyond
+    check(DT::kFloat, b);
+    check(DT::kFloat, 0x7F800000u - 1 - b);
+  }
+  for (uint64_t c = 0; c < 16; ++c) {
+    check(DT::kInt4, c);
+    check(DT::kInt2, c & 3);
+    check(DT::kBool, c & 1);
+  }
+  for (uint64_t c = 0; c < 65536; c += 3) check(DT::kFloat16, c);
+}
+
+// ---- Arrow layout ---------------------------------------------------------------------
+
+struct ArrowColumn {
+  std::vector<int32_t> offsets32;
+  std::vector<int64_t> offsets64;
+  std::string data;
+  std::vector<uint8_t> validity;
+};
+
+// Texts with nulls (std::nullopt-like: a null is marked by `present` false).
+ArrowColumn MakeColumn(const std::vector<std::string>& texts, const std::vector<bool>& present) {
+  ArrowColumn c;
+  c.offsets32.push_back(0);
+  c.offsets64.push_back(0);
+  c.validity.assign((texts.size() + 7) / 8, 0);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (present[i]) {
+      c.data += texts[i];
+      c.validity[i / 8] = static_cast<uint8_t>(c.validity[i / 8] | (1u << (i % 8)));
+    }
+    c.offsets32.push_back(static_cast<int32_t>(c.data.size()));
+    c.offsets64.push_back(static_cast<int64_t>(c.data.size()));
+  }
+  return c;
+}
+
+TEST(ArrowStrings, BothOffsetWidthsValiditySlicesAndEmptyStrings) {
+  const std::vector<std::string> texts = {"1.5", "", "-2", "x", "1e3", "0.1", "", "7", "8", "9"};
+  const std::vector<bool> present = {true, false, true, false, true, true, true, true, true, true};
+  const ArrowColumn c = MakeColumn(texts, present);
+  for (int width : {4, 8}) {
+    ArrowStrings a;
+    a.offsets = width == 4 ? static_cast<const void*>(c.offsets32.data()) : c.offsets64.data();
+    a.offset_width = width;
+    a.data = c.data.data();
+    a.validity = c.validity.data();
+    a.null_policy = NullPolicy::kZero;
+    // Element 6 is the empty string: not a number.
+    std::vector<float> out(10, -1.0f);
+    Status s = CastFromArrowStrings(a, out.data(), DT::kFloat, 10);
+    EXPECT_EQ(s.code(), StatusCode::kParseError) << s.message();
+    EXPECT_EQ(s.elements_written(), 6u);
+    EXPECT_NE(s.message().find("element 6"), std::string::npos) << s.message();
+    EXPECT_EQ(out[0], 1.5f);
+    EXPECT_EQ(test::Bits(out[1]), 0u);  // null -> 0
+    EXPECT_EQ(out[2], -2.0f);
+    EXPECT_EQ(test::Bits(out[3]), 0u);  // null "x" is never parsed
+    EXPECT_EQ(out[4], 1000.0f);
+    EXPECT_EQ(out[5], 0.1f);
+    // A slice from element 7: offset 7, three elements.
+    a.offset = 7;
+    std::vector<int64_t> ints(3, 0);
+    s = CastFromArrowStrings(a, ints.data(), DT::kInt64, 3);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(ints, (std::vector<int64_t>{7, 8, 9}));
+    // Null policy ERROR names the first null.
+    a.offset = 0;
+    a.null_policy = NullPolicy::kError;
+    s = CastFromArrowStrings(a, out.data(), DT::kFloat, 3);
+    EXPECT_EQ(s.code(), StatusCode::kParseError);
+    EXPECT_EQ(s.elements_written(), 1u);
+    EXPECT_NE(s.message().find("element 1: null"), std::string::npos) << s.message();
+    // No validity: every element present; element 1 is then "" (not a number).
+    a.validity = nullptr;
+    s = CastFromArrowStrings(a, out.data(), DT::kFloat, 2);
+    EXPECT_EQ(s.code(), StatusCode::kParseError);
+    EXPECT_EQ(s.elements_written(), 1u);
+  }
+}
+
+TEST(ArrowStrings, NullsWriteTheZeroCodeOfEveryTarget) {
+  const ArrowColumn c = MakeColumn({"3", "", "1"}, {true, false, true});
+  ArrowStrings a;
+  a.offsets = c.offsets32.data();
+  a.data = c.data.data();
+  a.validity = c.validity.data();
+  a.null_policy = NullPolicy::kZero;
+  for (DT t : kNumeric) {
+    std::vector<uint8_t> out(StorageBytes(t, 3), 0xFF);
+    const Status s = CastFromArrowStrings(a, out.data(), t, 3);
+    ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+    EXPECT_EQ(LoadElement(out, BitWidth(t), 1), 0u) << DataTypeName(t);
+  }
+}
+
+TEST(ArrowStrings, BadOffsetsAndArgumentsAreRefusedBeforeAnythingIsWritten) {
+  std::vector<int32_t> offsets = {0, 3, 2, 5};
+  const std::string data = "1.52.5";
+  ArrowStrings a;
+  a.offsets = offsets.data();
+  a.data = data.data();
+  std::vector<float> out(3, 9.0f);
+  Status s = CastFromArrowStrings(a, out.data(), DT::kFloat, 3);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("element 1: offsets decrease"), std::string::npos) << s.message();
+  EXPECT_EQ(out[0], 9.0f);
+  offsets = {-1, 3, 4, 5};
+  s = CastFromArrowStrings(a, out.data(), DT::kFloat, 3);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  offsets = {0, 3, 4, 5};
+  a.offset_width = 2;
+  EXPECT_EQ(CastFromArrowStrings(a, out.data(), DT::kFloat, 3).code(),
+            StatusCode::kInvalidArgument);
+  a.offset_width = 4;
+  a.offset = -1;
+  EXPECT_EQ(CastFromArrowStrings(a, out.data(), DT::kFloat, 3).code(),
+            StatusCode::kInvalidArgument);
+  a.offset = 0;
+  a.null_policy = static_cast<NullPolicy>(7);
+  EXPECT_EQ(CastFromArrowStrings(a, out.data(), DT::kFloat, 3).code(),
+            StatusCode::kInvalidArgument);
+  a.null_policy = NullPolicy::kError;
+  EXPECT_EQ(CastFromArrowStrings(a, out.data(), DT::kString, 3).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(CastFromArrowStrings(a, nullptr, DT::kFloat, 3).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(out[0], 9.0f);
+  EXPECT_TRUE(CastFromArrowStrings(a, nullptr, DT::kFloat, 0).ok());
+}
+
+TEST(ArrowStrings, OutputOffsetsDataAndTheCapacityProtocol) {
+  const std::vector<double> values = {1.5, -0.0, 1e16, 1e-5, std::nan(""), 123.0, 0.1};
+  const std::vector<std::string> want = {"1.5", "-0.0", "1e+16", "1e-05", "nan", "123.0", "0.1"};
+  std::string joined;
+  for (const std::string& s : want) joined += s;
+  for (int width : {4, 8}) {
+    std::vector<int64_t> offsets(values.size() + 1, -7);
+    ArrowStringsOut out;
+    out.offsets = offsets.data();
+    out.offset_width = width;
+    // Size query: nothing written but data_size.
+    Status s = CastToArrowStrings(values.data(), DT::kDouble, &out, values.size());
+    EXPECT_EQ(s.code(), StatusCode::kBufferTooSmall) << s.message();
+    EXPECT_EQ(out.data_size, joined.size());
+    EXPECT_EQ(offsets[0], -7);
+    // Exactly enough, then roomy: the same bytes.
+    for (size_t capacity : {joined.size(), joined.size() + 1000}) {
+      std::string data(capacity, '#');
+      out.data = data.data();
+      out.data_capacity = capacity;
+      s = CastToArrowStrings(values.data(), DT::kDouble, &out, values.size());
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(out.data_size, joined.size());
+      EXPECT_EQ(data.substr(0, joined.size()), joined);
+      size_t pos = 0;
+      for (size_t i = 0; i <= values.size(); ++i) {
+        const int64_t o = width == 8 ? offsets[i] : reinterpret_cast<const int32_t*>(offsets.data())[i];
+        EXPECT_EQ(o, static_cast<int64_t>(pos)) << "offset " << i;
+        if (i < values.size()) pos += want[i].size();
+      }
+    }
+    // One byte short: too small, data untouched.
+    std::string data(joined.size() - 1, '#');
+    out.data = data.data();
+    out.data_capacity = data.size();
+    s = CastToArrowStrings(values.data(), DT::kDouble, &out, values.size());
+    EXPECT_EQ(s.code(), StatusCode::kBufferTooSmall);
+    EXPECT_EQ(data, std::string(joined.size() - 1, '#'));
+  }
+}
+
+TEST(ArrowStrings, Int32OffsetsBeyondTheLimitAreAnErrorNeverAWrap) {
+  // The limit lowered by the test hook: 20 bytes of text.
+  const size_t old = text::SetInt32OffsetLimitForTest(20);
+  const std::vector<int32_t> values = {1000000, 2000000, 3000000};  // 7 bytes each
+  std::vector<int32_t> offsets(4, -7);
+  std::string data(100, '#');
+  ArrowStringsOut out;
+  out.offsets = offsets.data();
+  out.data = data.data();
+  out.data_capacity = data.size();
+  Status s = CastToArrowStrings(values.data(), DT::kInt32, &out, 3);
+  EXPECT_EQ(s.code(), StatusCode::kOverflow) << s.message();
+  EXPECT_EQ(offsets[0], -7);
+  out.offset_width = 8;
+  std::vector<int64_t> offsets64(4, -7);
+  out.offsets = offsets64.data();
+  s = CastToArrowStrings(values.data(), DT::kInt32, &out, 3);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(offsets64[3], 21);
+  text::SetInt32OffsetLimitForTest(old);
+}
+
+}  // namespace
+}  // namespace tensorcast
