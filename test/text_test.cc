@@ -148,7 +148,7 @@ void AddMidpointTexts(const std::vector<double>& values, std::vector<std::string
     texts->push_back(x);
     texts->push_back(JustAbove(x, 3));
     if (long_text) texts->push_back(JustAbove(x, 900));  // 900+ digits (slow: some only)
-    for (size_t n : {17, 19, 20, 25}) texts->push_back(Cut(x, n));
+    for (size_t n : {9, 12, 15, 16, 17, 19, 20, 25}) texts->push_back(Cut(x, n));
     texts->push_back("-" + Cut(x, 19));
     // The neighbours themselves, exactly and cut.
     texts->push_back(Exact(values[i + 1]));

@@ -183,6 +183,20 @@ bool ScaledRange(const Scanned& s) {
   return s.kind == Scanned::kFinite && s.digits > 0 && s.q >= -kMaxPow5 && s.q <= kMaxPow5;
 }
 
+// 10^0 .. 10^22: exact doubles.
+constexpr double kPow10Double[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// w * 10^q as the nearest double when w < 2^53 and |q| <= 22: w and 10^|q| are exact
+// doubles, so one IEEE multiplication or division rounds the value once.
+bool ClingerDouble(const Scanned& s, double* v) {
+  if (s.dropped || s.w >= (uint64_t{1} << 53) || s.q < -22 || s.q > 22) return false;
+  const auto w = static_cast<double>(s.w);
+  *v = s.q < 0 ? w / kPow10Double[-s.q] : w * kPow10Double[s.q];
+  return true;
+}
+
 // IEEE bits of |value| in DOUBLE / FLOAT, or false.
 template <int kMant, int kExpBits>
 bool FloatBits(const Scanned& s, uint64_t* bits) {
@@ -190,6 +204,28 @@ bool FloatBits(const Scanned& s, uint64_t* bits) {
   if (s.digits == 0) {
     *bits = 0;
     return true;
+  }
+  // DOUBLE, w < 2^53 and |q| <= 22: w and 10^|q| are exact doubles, so one IEEE
+  // multiplication or division rounds w * 10^q once.
+  double v;
+  if (ClingerDouble(s, &v)) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof(b));
+    if (kMant == 52) {
+      *bits = b;
+      return true;
+    }
+    // FLOAT: v is within half a double ulp of the value, so it rounds to the same float
+    // unless it is within one double ulp of a float midpoint (low 29 bits 0x10000000) or
+    // outside float's normal range (where the midpoints lie elsewhere).
+    const uint64_t low = b & 0x1FFFFFFF;
+    if (v >= 0x1p-126 && (low < 0x0FFFFFFF || low > 0x10000001)) {
+      const float f = static_cast<float>(v);
+      uint32_t fb;
+      std::memcpy(&fb, &f, sizeof(fb));
+      *bits = fb;
+      return true;
+    }
   }
   if (!ScaledRange(s)) return false;
   const int q = static_cast<int>(s.q);
@@ -462,6 +498,19 @@ bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits) {
     *bits = sign;
     return true;
   }
+  double d;
+  if (ClingerDouble(s, &d) && d >= 0x1p-126 && d < 0x1p128) {
+    // d is within half a double ulp of the value: when its low 29 bits are neither 0 nor
+    // next to 0, the value lies strictly between the same two floats as d.
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof(b));
+    const uint64_t low = b & 0x1FFFFFFF;
+    if (low > 1 && low < 0x1FFFFFFF) {
+      const auto exp = static_cast<uint32_t>((b >> 52) - 1023 + 127);
+      *bits = sign | (exp << 23) | (static_cast<uint32_t>(b >> 29) & 0x7FFFFF) | 1;
+      return true;
+    }
+  }
   if (!ScaledRange(s) || s.dropped) return false;
   const Scaled v = Scale(s.w, static_cast<int>(s.q));
   const int exp = v.e + 63;
@@ -471,6 +520,10 @@ bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits) {
   *bits = sign | (static_cast<uint32_t>(exp + 127) << 23) | (m & 0x7FFFFF);
   return true;
 }
+
+size_t FormatDouble(double v, char* out) { return FormatIeee(v, out); }
+
+size_t FormatFloat(float v, char* out) { return FormatIeee(v, out); }
 
 size_t FormatNumber(DataType type, uint64_t code, char* out) {
   const int bits = BitWidth(type);

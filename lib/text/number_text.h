@@ -61,6 +61,10 @@ bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits);
 // has room for kMaxNumberText bytes; returns its length.
 size_t FormatNumber(DataType type, uint64_t code, char* out);
 
+// The same for one type, without the dispatch on it.
+size_t FormatDouble(double v, char* out);
+size_t FormatFloat(float v, char* out);
+
 }  // namespace text
 }  // namespace tensorcast
 

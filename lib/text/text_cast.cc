@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -292,39 +293,76 @@ size_t GetOffset(const void* offsets, int width, size_t i) {
                     : static_cast<size_t>(static_cast<const int32_t*>(offsets)[i]);
 }
 
+// Calls f(emit), where emit(i, out) writes the text of element i of src to out and
+// returns its length: specialised for the common types, FormatNumber for the others.
+template <class F>
+auto WithEmitter(const void* src, DataType type, const F& f) {
+  const auto typed = [&](auto zero, auto format) {
+    using T = decltype(zero);
+    const auto* in = static_cast<const T*>(src);
+    return f([in, format](size_t i, char* out) {
+      T v;
+      std::memcpy(&v, in + i, sizeof(T));
+      return format(v, out);
+    });
+  };
+  const auto integer = [](auto v, char* out) {
+    return static_cast<size_t>(std::to_chars(out, out + kMaxNumberText, v).ptr - out);
+  };
+  switch (type) {
+    case DataType::kDouble: return typed(0.0, [](double v, char* out) { return FormatDouble(v, out); });
+    case DataType::kFloat: return typed(0.0f, [](float v, char* out) { return FormatFloat(v, out); });
+    case DataType::kInt64: return typed(int64_t{0}, integer);
+    case DataType::kInt32: return typed(int32_t{0}, integer);
+    case DataType::kUint64: return typed(uint64_t{0}, integer);
+    case DataType::kUint32: return typed(uint32_t{0}, integer);
+    default: break;
+  }
+  const int bits = BitWidth(type);
+  return f([src, type, bits](size_t i, char* out) {
+    return FormatNumber(type, LoadCode(src, bits, i), out);
+  });
+}
+
 // Formats elements [first, first + count) of src (src points at element first) to
 // `out`, back to back, each followed by a NUL in an arena, and indexes them: views[i]
 // (arena) or offsets[i] = start - out + `start_value` (Arrow). Returns the bytes written.
 size_t FormatRun(const void* src, DataType type, size_t first, size_t count, char* out,
                  const TextBuffer& dst, size_t start_value) {
-  const int bits = BitWidth(type);
-  char* p = out;
-  if (dst.views != nullptr) {
-    for (size_t i = 0; i < count; ++i) {
-      const size_t n = FormatNumber(type, LoadCode(src, bits, i), p);
-      p[n] = '\0';
-      dst.views[first + i] = TextView{p, n};
-      p += n + 1;
+  return WithEmitter(src, type, [&](const auto& emit) {
+    char* p = out;
+    if (dst.views != nullptr) {
+      for (size_t i = 0; i < count; ++i) {
+        const size_t n = emit(i, p);
+        p[n] = '\0';
+        dst.views[first + i] = TextView{p, n};
+        p += n + 1;
+      }
+    } else if (dst.offset_width == 8) {
+      auto* offsets = static_cast<int64_t*>(dst.offsets) + first;
+      for (size_t i = 0; i < count; ++i) {
+        offsets[i] = static_cast<int64_t>(static_cast<size_t>(p - out) + start_value);
+        p += emit(i, p);
+      }
+    } else {
+      auto* offsets = static_cast<int32_t*>(dst.offsets) + first;
+      for (size_t i = 0; i < count; ++i) {
+        offsets[i] = static_cast<int32_t>(static_cast<size_t>(p - out) + start_value);
+        p += emit(i, p);
+      }
     }
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      SetOffset(dst.offsets, dst.offset_width, first + i,
-                static_cast<size_t>(p - out) + start_value);
-      p += FormatNumber(type, LoadCode(src, bits, i), p);
-    }
-  }
-  return static_cast<size_t>(p - out);
+    return static_cast<size_t>(p - out);
+  });
 }
 
 // Bytes of the texts of elements [0, count) (each + terminator), formatted and dropped.
 size_t MeasureRun(const void* src, DataType type, size_t count, size_t terminator) {
-  const int bits = BitWidth(type);
-  char scratch[kMaxNumberText];
-  size_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    total += FormatNumber(type, LoadCode(src, bits, i), scratch) + terminator;
-  }
-  return total;
+  return WithEmitter(src, type, [&](const auto& emit) {
+    char scratch[kMaxNumberText];
+    size_t total = 0;
+    for (size_t i = 0; i < count; ++i) total += emit(i, scratch) + terminator;
+    return total;
+  });
 }
 
 }  // namespace
@@ -397,12 +435,12 @@ Status ParseColumn(const TextColumn& src, void* dst, DataType type, size_t count
 
 Status FormatToStrings(const void* src, DataType type, std::string* dst, size_t count,
                        const CastOptions& options) {
-  const int bits = BitWidth(type);
   const auto run = [&](size_t first, size_t n) {
-    char buf[kMaxNumberText];
-    for (size_t i = first; i < first + n; ++i) {
-      dst[i].assign(buf, FormatNumber(type, LoadCode(src, bits, i), buf));
-    }
+    WithEmitter(src, type, [&](const auto& emit) {
+      char buf[kMaxNumberText];
+      for (size_t i = first; i < first + n; ++i) dst[i].assign(buf, emit(i, buf));
+      return 0;
+    });
   };
   const size_t chunk = ChunkElements(count, options);
   if (chunk == 0) {
