@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lib/reference/reference_cast.h"
+#include "lib/text/shortest.h"
 #include "lib/type_facts.h"
 
 namespace tensorcast {
@@ -281,34 +282,37 @@ bool IntCode(const Scanned& s, int bits, bool is_signed, uint64_t* code) {
 }
 
 // numpy's str() layout of `n` shortest digits d1 d2 .. with |x| = d1.d2.. * 10^exp10.
+// Fixed-size copies: `digits` has 40 readable bytes, `out` room for kFormatRoom.
 size_t Layout(bool neg, const char* digits, int n, int exp10, double abs_value, char* out) {
   char* p = out;
-  if (neg) *p++ = '-';
+  *p = '-';
+  p += neg ? 1 : 0;
   if (abs_value >= 1e-4 && abs_value < 1e16) {
-    if (exp10 >= 0) {
-      for (int i = 0; i <= exp10; ++i) *p++ = i < n ? digits[i] : '0';
-      *p++ = '.';
-      if (n > exp10 + 1) {
-        std::memcpy(p, digits + exp10 + 1, static_cast<size_t>(n - exp10 - 1));
-        p += n - exp10 - 1;
-      } else {
-        *p++ = '0';
-      }
-    } else {
-      *p++ = '0';
-      *p++ = '.';
-      for (int i = 0; i < -exp10 - 1; ++i) *p++ = '0';
-      std::memcpy(p, digits, static_cast<size_t>(n));
+    if (exp10 < 0) {  // 0.000ddd: "0." and -exp10 - 1 <= 3 zeros
+      std::memcpy(p, "0.000000", 8);
+      p += 1 - exp10;
+      std::memcpy(p, digits, 24);
       p += n;
+    } else if (exp10 + 1 >= n) {  // ddd000.0 (at most 16 integer digits)
+      std::memcpy(p, digits, 24);
+      std::memcpy(p + n, "0000000000000000", 16);
+      p += exp10 + 1;
+      std::memcpy(p, ".0", 2);
+      p += 2;
+    } else {  // ddd.ddd
+      std::memcpy(p, digits, 16);
+      p += exp10 + 1;
+      *p++ = '.';
+      std::memcpy(p, digits + exp10 + 1, 24);
+      p += n - exp10 - 1;
     }
     return static_cast<size_t>(p - out);
   }
   *p++ = digits[0];
-  if (n > 1) {
-    *p++ = '.';
-    std::memcpy(p, digits + 1, static_cast<size_t>(n - 1));
-    p += n - 1;
-  }
+  *p = '.';
+  p += n > 1 ? 1 : 0;
+  std::memcpy(p, digits + 1, 24);
+  p += n - 1;
   *p++ = 'e';
   *p++ = exp10 < 0 ? '-' : '+';
   const int a = exp10 < 0 ? -exp10 : exp10;
@@ -318,7 +322,43 @@ size_t Layout(bool neg, const char* digits, int n, int exp10, double abs_value, 
   return static_cast<size_t>(p - out);
 }
 
-// FLOAT / DOUBLE: std::to_chars' shortest scientific form "d.ddde+XX", re-laid out.
+// "00" .. "99".
+struct DigitPairs {
+  char c[200];
+  constexpr DigitPairs() : c() {
+    for (int i = 0; i < 100; ++i) {
+      c[2 * i] = static_cast<char>('0' + i / 10);
+      c[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+};
+constexpr DigitPairs kDigitPairs;
+
+// The 8 decimal digits of v < 10^8 (with leading zeros) at out: four digit pairs,
+// computed side by side.
+void Write8Digits(uint32_t v, char* out) {
+  const uint32_t hi = v / 10000, lo = v % 10000;
+  std::memcpy(out, kDigitPairs.c + 2 * (hi / 100), 2);
+  std::memcpy(out + 2, kDigitPairs.c + 2 * (hi % 100), 2);
+  std::memcpy(out + 4, kDigitPairs.c + 2 * (lo / 100), 2);
+  std::memcpy(out + 6, kDigitPairs.c + 2 * (lo % 100), 2);
+}
+
+// The 24 decimal digits of v (< 10^19, with leading zeros) at out.
+void Write24Digits(uint64_t v, char* out) {
+  Write8Digits(static_cast<uint32_t>(v / 10000000000000000), out);
+  Write8Digits(static_cast<uint32_t>(v / 100000000 % 100000000), out + 8);
+  Write8Digits(static_cast<uint32_t>(v % 100000000), out + 16);
+}
+
+// The number of decimal digits of v >= 1: from its bit length (log10(2) ~ 1233 / 4096),
+// then one comparison.
+int DigitCount(uint64_t v) {
+  const int guess = ((64 - __builtin_clzll(v)) * 1233) >> 12;  // digits - 1 or digits
+  return guess + 1 - (guess < 20 && v < kPow10.v[guess] ? 1 : 0);
+}
+
+// FLOAT / DOUBLE: the shortest round-trip digits (shortest.h), laid out as numpy's str().
 template <typename T>
 size_t FormatIeee(T v, char* out) {
   if (std::isnan(v)) {
@@ -343,20 +383,12 @@ size_t FormatIeee(T v, char* out) {
     std::memcpy(out, "0.0", 3);
     return 3;
   }
-  char buf[40];
-  const char* end = std::to_chars(buf, buf + sizeof(buf), a, std::chars_format::scientific).ptr;
-  char digits[24];
-  int n = 0;
-  const char* p = buf;
-  digits[n++] = *p++;
-  if (*p == '.') {
-    for (++p; *p != 'e'; ++p) digits[n++] = *p;
-  }
-  ++p;  // 'e'
-  const bool eneg = *p++ == '-';
-  int e = 0;
-  for (; p < end; ++p) e = e * 10 + (*p - '0');
-  return Layout(neg, digits, n, eneg ? -e : e, static_cast<double>(a), out);
+  const Decimal10 d = sizeof(T) == 8 ? ShortestDouble(static_cast<double>(a))
+                                     : ShortestFloat(static_cast<float>(a));
+  char buf[64];  // the digits right-aligned in the first 24 bytes; Layout reads past them
+  Write24Digits(d.digits, buf);
+  const int n = DigitCount(d.digits);
+  return Layout(neg, buf + 24 - n, n, d.exp10 + n - 1, static_cast<double>(a), out);
 }
 
 int64_t SignExtend(uint64_t code, int bits) {

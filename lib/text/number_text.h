@@ -31,8 +31,10 @@
 namespace tensorcast {
 namespace text {
 
-// The longest text FormatNumber writes ("-1.2345678901234567e-308" is 24 bytes).
+// The longest text FormatNumber writes ("-1.2345678901234567e-308" is 24 bytes), and
+// the room it needs at `out` (it writes whole blocks past the text's end).
 constexpr size_t kMaxNumberText = 32;
+constexpr size_t kFormatRoom = 48;
 
 // A text in the accepted syntax, scanned.
 struct Scanned {
@@ -58,7 +60,7 @@ bool FastCode(const Scanned& s, DataType type, uint64_t* code);
 bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits);
 
 // Writes the text of element `code` of the numeric `type` (numpy str()) to `out`, which
-// has room for kMaxNumberText bytes; returns its length.
+// has room for kFormatRoom bytes; returns its length (at most kMaxNumberText).
 size_t FormatNumber(DataType type, uint64_t code, char* out);
 
 // The same for one type, without the dispatch on it.

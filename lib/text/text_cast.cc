@@ -253,9 +253,9 @@ Status ParseRange(const TextColumn& src, size_t first, void* dst, DataType type,
   const bool zero = a.null_policy == NullPolicy::kZero;
   const auto at = static_cast<size_t>(a.offset) + first;
   if (a.offset_width == 8) {
-    return ParseWith(Arrow<int64_t>{static_cast<const int64_t*>(a.offsets) + at, a.data,
-                                    a.validity, at},
-                     first, dst, type, count, options, zero);
+    return ParseWith(
+        Arrow<int64_t>{static_cast<const int64_t*>(a.offsets) + at, a.data, a.validity, at}, first,
+        dst, type, count, options, zero);
   }
   return ParseWith(
       Arrow<int32_t>{static_cast<const int32_t*>(a.offsets) + at, a.data, a.validity, at}, first,
@@ -267,7 +267,8 @@ Status ParseRange(const TextColumn& src, size_t first, void* dst, DataType type,
 size_t ChunkElements(size_t count, const CastOptions& options) {
   using namespace tuning;  // NOLINT: the thresholds
   if (options.runner == nullptr || count < kParallelStringMinElements) return 0;
-  size_t chunk = std::max(kParallelStringTaskElements, (count + kParallelMaxTasks - 1) / kParallelMaxTasks);
+  size_t chunk =
+      std::max(kParallelStringTaskElements, (count + kParallelMaxTasks - 1) / kParallelMaxTasks);
   chunk = (chunk + 63) / 64 * 64;
   return chunk < count ? chunk : 0;
 }
@@ -310,8 +311,10 @@ auto WithEmitter(const void* src, DataType type, const F& f) {
     return static_cast<size_t>(std::to_chars(out, out + kMaxNumberText, v).ptr - out);
   };
   switch (type) {
-    case DataType::kDouble: return typed(0.0, [](double v, char* out) { return FormatDouble(v, out); });
-    case DataType::kFloat: return typed(0.0f, [](float v, char* out) { return FormatFloat(v, out); });
+    case DataType::kDouble:
+      return typed(0.0, [](double v, char* out) { return FormatDouble(v, out); });
+    case DataType::kFloat:
+      return typed(0.0f, [](float v, char* out) { return FormatFloat(v, out); });
     case DataType::kInt64: return typed(int64_t{0}, integer);
     case DataType::kInt32: return typed(int32_t{0}, integer);
     case DataType::kUint64: return typed(uint64_t{0}, integer);
@@ -328,12 +331,20 @@ auto WithEmitter(const void* src, DataType type, const F& f) {
 // `out`, back to back, each followed by a NUL in an arena, and indexes them: views[i]
 // (arena) or offsets[i] = start - out + `start_value` (Arrow). Returns the bytes written.
 size_t FormatRun(const void* src, DataType type, size_t first, size_t count, char* out,
-                 const TextBuffer& dst, size_t start_value) {
+                 const char* room_end, const TextBuffer& dst, size_t start_value) {
   return WithEmitter(src, type, [&](const auto& emit) {
+    // Texts go straight to p while kFormatRoom bytes are free there, else via scratch.
+    char scratch[kFormatRoom];
+    const auto put = [&](size_t i, char* p) {
+      if (room_end - p >= static_cast<ptrdiff_t>(kFormatRoom)) return emit(i, p);
+      const size_t n = emit(i, scratch);
+      std::memcpy(p, scratch, n);
+      return n;
+    };
     char* p = out;
     if (dst.views != nullptr) {
       for (size_t i = 0; i < count; ++i) {
-        const size_t n = emit(i, p);
+        const size_t n = put(i, p);
         p[n] = '\0';
         dst.views[first + i] = TextView{p, n};
         p += n + 1;
@@ -342,13 +353,13 @@ size_t FormatRun(const void* src, DataType type, size_t first, size_t count, cha
       auto* offsets = static_cast<int64_t*>(dst.offsets) + first;
       for (size_t i = 0; i < count; ++i) {
         offsets[i] = static_cast<int64_t>(static_cast<size_t>(p - out) + start_value);
-        p += emit(i, p);
+        p += put(i, p);
       }
     } else {
       auto* offsets = static_cast<int32_t*>(dst.offsets) + first;
       for (size_t i = 0; i < count; ++i) {
         offsets[i] = static_cast<int32_t>(static_cast<size_t>(p - out) + start_value);
-        p += emit(i, p);
+        p += put(i, p);
       }
     }
     return static_cast<size_t>(p - out);
@@ -358,7 +369,7 @@ size_t FormatRun(const void* src, DataType type, size_t first, size_t count, cha
 // Bytes of the texts of elements [0, count) (each + terminator), formatted and dropped.
 size_t MeasureRun(const void* src, DataType type, size_t count, size_t terminator) {
   return WithEmitter(src, type, [&](const auto& emit) {
-    char scratch[kMaxNumberText];
+    char scratch[kFormatRoom];
     size_t total = 0;
     for (size_t i = 0; i < count; ++i) total += emit(i, scratch) + terminator;
     return total;
@@ -378,13 +389,14 @@ Status CheckArrowOffsets(const ArrowStrings& src, size_t count) {
   }
   if (count == 0) return Status::Ok();
   if (src.offsets == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "offsets is null with count " + std::to_string(count));
+    return Status(StatusCode::kInvalidArgument,
+                  "offsets is null with count " + std::to_string(count));
   }
   const auto at = static_cast<size_t>(src.offset);
   const auto check = [&](const auto* o) -> Status {
     if (o[at] < 0) {
-      return Status(StatusCode::kInvalidArgument, "element 0: offset " + std::to_string(o[at]) +
-                                                      " is negative");
+      return Status(StatusCode::kInvalidArgument,
+                    "element 0: offset " + std::to_string(o[at]) + " is negative");
     }
     bool ordered = true;
     for (size_t i = at; i < at + count; ++i) ordered &= o[i] <= o[i + 1];
@@ -403,9 +415,9 @@ Status CheckArrowOffsets(const ArrowStrings& src, size_t count) {
   if (!s.ok()) return s;
   const int64_t last = src.offset_width == 8 ? static_cast<const int64_t*>(src.offsets)[at + count]
                                              : static_cast<const int32_t*>(src.offsets)[at + count];
-  if (src.data == nullptr && last > (src.offset_width == 8
-                                         ? static_cast<const int64_t*>(src.offsets)[at]
-                                         : static_cast<const int32_t*>(src.offsets)[at])) {
+  if (src.data == nullptr &&
+      last > (src.offset_width == 8 ? static_cast<const int64_t*>(src.offsets)[at]
+                                    : static_cast<const int32_t*>(src.offsets)[at])) {
     return Status(StatusCode::kInvalidArgument, "data is null but the texts are not empty");
   }
   return Status::Ok();
@@ -437,7 +449,7 @@ Status FormatToStrings(const void* src, DataType type, std::string* dst, size_t 
                        const CastOptions& options) {
   const auto run = [&](size_t first, size_t n) {
     WithEmitter(src, type, [&](const auto& emit) {
-      char buf[kMaxNumberText];
+      char buf[kFormatRoom];
       for (size_t i = first; i < first + n; ++i) dst[i].assign(buf, emit(i, buf));
       return 0;
     });
@@ -485,7 +497,8 @@ Status FormatToBuffer(const void* src, DataType type, TextBuffer* dst, size_t co
   auto first_pass = [&](size_t t) {
     const size_t s = part_start(t), n = part_count(t);
     try {
-      bytes[t] = roomy ? FormatRun(At(src, type, s), type, s, n, dst->data + s * bound, *dst, 0)
+      bytes[t] = roomy ? FormatRun(At(src, type, s), type, s, n, dst->data + s * bound,
+                                   dst->data + (s + n) * bound, *dst, 0)
                        : MeasureRun(At(src, type, s), type, n, terminator);
     } catch (...) {
       failed.store(true, std::memory_order_relaxed);
@@ -514,7 +527,8 @@ Status FormatToBuffer(const void* src, DataType type, TextBuffer* dst, size_t co
     }
     auto second_pass = [&](size_t t) {
       const size_t s = part_start(t), n = part_count(t);
-      FormatRun(At(src, type, s), type, s, n, dst->data + base[t], *dst, base[t]);
+      FormatRun(At(src, type, s), type, s, n, dst->data + base[t], dst->data + base[t] + bytes[t],
+                *dst, base[t]);
     };
     parallel::RunTasks(options.runner, tasks, second_pass);
   } else if (tasks > 1) {
