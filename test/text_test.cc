@@ -431,6 +431,14 @@ TEST(TextFastPaths, NumbersFormatLikeTheReference) {
     check(DT::kBool, c & 1);
   }
   for (uint64_t c = 0; c < 65536; c += 3) check(DT::kFloat16, c);
+  for (uint64_t b = 0; b < 0x7F800000u; b += 65537) check(DT::kFloat, b);  // every binade
+  for (uint64_t v :
+       {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{99999999}, uint64_t{100000000},
+        uint64_t{9999999999999999999u}, uint64_t{10000000000000000000u}, ~uint64_t{0}}) {
+    check(DT::kUint64, v);
+    check(DT::kInt64, v);
+    check(DT::kInt64, 0 - v);
+  }
 }
 
 // ---- Arrow layout ---------------------------------------------------------------------

@@ -344,7 +344,7 @@ void Write8Digits(uint32_t v, char* out) {
   std::memcpy(out + 6, kDigitPairs.c + 2 * (lo % 100), 2);
 }
 
-// The 24 decimal digits of v (< 10^19, with leading zeros) at out.
+// The 24 decimal digits of v (with leading zeros) at out.
 void Write24Digits(uint64_t v, char* out) {
   Write8Digits(static_cast<uint32_t>(v / 10000000000000000), out);
   Write8Digits(static_cast<uint32_t>(v / 100000000 % 100000000), out + 8);
@@ -555,16 +555,28 @@ bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits) {
 
 size_t FormatDouble(double v, char* out) { return FormatIeee(v, out); }
 
+size_t FormatUint(uint64_t v, char* out) {
+  char buf[48];  // 24 digits (2^64 has 20), right-aligned; read as one 24-byte block
+  Write24Digits(v, buf);
+  const int n = v == 0 ? 1 : DigitCount(v);
+  std::memcpy(out, buf + 24 - n, 24);  // out has room; its first n bytes are the text
+  return static_cast<size_t>(n);
+}
+
+size_t FormatInt(int64_t v, char* out) {
+  *out = '-';
+  const size_t neg = v < 0 ? 1 : 0;
+  const uint64_t a = neg != 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  return neg + FormatUint(a, out + neg);
+}
+
 size_t FormatFloat(float v, char* out) { return FormatIeee(v, out); }
 
 size_t FormatNumber(DataType type, uint64_t code, char* out) {
   const int bits = BitWidth(type);
   switch (Facts(type).kind) {
-    case TypeKind::kSignedInt:
-      return static_cast<size_t>(
-          std::to_chars(out, out + kMaxNumberText, SignExtend(code, bits)).ptr - out);
-    case TypeKind::kUnsignedInt:
-      return static_cast<size_t>(std::to_chars(out, out + kMaxNumberText, code).ptr - out);
+    case TypeKind::kSignedInt: return FormatInt(SignExtend(code, bits), out);
+    case TypeKind::kUnsignedInt: return FormatUint(code, out);
     case TypeKind::kBool:
       if (code != 0) {
         std::memcpy(out, "True", 4);

@@ -66,6 +66,8 @@ size_t FormatNumber(DataType type, uint64_t code, char* out);
 // The same for one type, without the dispatch on it.
 size_t FormatDouble(double v, char* out);
 size_t FormatFloat(float v, char* out);
+size_t FormatInt(int64_t v, char* out);
+size_t FormatUint(uint64_t v, char* out);
 
 }  // namespace text
 }  // namespace tensorcast

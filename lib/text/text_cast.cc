@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "lib/dispatch/route_plan.h"
@@ -308,7 +309,8 @@ auto WithEmitter(const void* src, DataType type, const F& f) {
     });
   };
   const auto integer = [](auto v, char* out) {
-    return static_cast<size_t>(std::to_chars(out, out + kMaxNumberText, v).ptr - out);
+    if constexpr (std::is_signed<decltype(v)>::value) return FormatInt(v, out);
+    return FormatUint(v, out);
   };
   switch (type) {
     case DataType::kDouble:
