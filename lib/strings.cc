@@ -12,9 +12,8 @@ namespace {
 
 Status CheckNumeric(DataType type, const char* which) {
   if (!IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument,
-                  std::string(which) + ": unknown data type code " +
-                      std::to_string(static_cast<int>(type)));
+    return Status(StatusCode::kInvalidArgument, std::string(which) + ": unknown data type code " +
+                                                    std::to_string(static_cast<int>(type)));
   }
   if (!IsCastable(type) || type == DataType::kString) {
     return Status(StatusCode::kUnsupported, std::string(which) + ": " + DataTypeName(type) +
@@ -26,9 +25,9 @@ Status CheckNumeric(DataType type, const char* which) {
 Status CheckOptions(const CastOptions& options) {
   const int mode = static_cast<int>(options.round_mode);
   if (mode < 0 || mode > 2) {
-    return Status(StatusCode::kInvalidArgument, "round_mode: invalid value " +
-                                                    std::to_string(mode) +
-                                                    " (expected up, down or nearest)");
+    return Status(
+        StatusCode::kInvalidArgument,
+        "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
   }
   return Status::Ok();
 }
@@ -81,14 +80,15 @@ Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* d
     if (!s.ok()) return s;
     if (dst == nullptr) return Status(StatusCode::kInvalidArgument, "dst is null");
     if (dst->offset_width != 4 && dst->offset_width != 8) {
-      return Status(StatusCode::kInvalidArgument,
-                    "dst->offset_width " + std::to_string(dst->offset_width) +
-                        " (expected 4 for utf8 or 8 for large_utf8)");
+      return Status(StatusCode::kInvalidArgument, "dst->offset_width " +
+                                                      std::to_string(dst->offset_width) +
+                                                      " (expected 4 for utf8 or 8 for large_utf8)");
     }
-    if (dst->offsets == nullptr) return Status(StatusCode::kInvalidArgument, "dst->offsets is null");
+    if (dst->offsets == nullptr)
+      return Status(StatusCode::kInvalidArgument, "dst->offsets is null");
     if (dst->data == nullptr && dst->data_capacity > 0) {
-      return Status(StatusCode::kInvalidArgument, "dst->data is null with data_capacity " +
-                                                      std::to_string(dst->data_capacity));
+      return Status(StatusCode::kInvalidArgument,
+                    "dst->data is null with data_capacity " + std::to_string(dst->data_capacity));
     }
     text::TextBuffer out;
     out.offsets = dst->offsets;
