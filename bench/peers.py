@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tensorcast next to ONNX Runtime, ml_dtypes and numpy, on the same data, in one run.
+"""tensorcast next to ONNX Runtime, pyarrow, ml_dtypes and numpy, on the same data, in one run.
 
     tools/dev.sh peers                 # builds libtensorcast_c.so, installs the peers, runs this
     python3 bench/peers.py --lib build/lib/libtensorcast_c.so [--quick] [--pairs f16,split]
@@ -13,6 +13,17 @@ Every implementation runs on one thread on the same seeded input:
                outputs bound to our preallocated buffers with IOBinding (no copies), timed around
                run_with_iobinding. ORT's per-call overhead is the same model on a 1-element
                tensor and is reported in a separate table (it is included in the ns/element).
+  pyarrow      `pyarrow.compute.cast(arr, target_type)` of a pyarrow Array built once (not
+               timed) from the same input (STRING: `pa.array(list of str, type=pa.string())` of
+               the texts tensorcast parses); it allocates its result on every call.
+               pa.set_cpu_count(1) and pa.set_io_thread_count(1). Numeric pairs run with
+               safe=False: Arrow's default safe=True raises ArrowInvalid on lossy casts (f32 ->
+               i8 of a value with a fraction, i64 -> f32 of an integer beyond 2^24). With
+               safe=False float -> integer truncates toward zero, and out-of-range values and
+               NaN are a C++ static_cast (undefined; on x86 300.0 -> i8 44), where ONNX /
+               tensorcast saturate. STRING pairs use the default (a text that does not parse
+               raises with either). Types Arrow lacks (bfloat16, float8, float4, int4, e8m0)
+               and Split have no pyarrow cell ("-").
   astype       numpy / ml_dtypes `src.astype(dst_dtype)`, as users write it: it allocates its
                result on every call. For Split: `[p.copy() for p in np.split(x, parts, axis)]`.
   copyto       `np.copyto(preallocated, src, casting="unsafe")` (Split: np.copyto of each
@@ -22,18 +33,18 @@ Every implementation runs on one thread on the same seeded input:
 
 Times are the median of --samples samples; a sample repeats the call until it lasts at least
 --min-sample seconds (after one warm-up call). "x memcpy" is t_memcpy / t_impl (1.0 = as fast
-as memcpy of the same bytes), "ORT/tc" and friends are t_peer / t_tensorcast (> 1: tensorcast
-is faster).
+as memcpy of the same bytes), "ORT/tc", "pyarrow/tc" and friends are t_peer / t_tensorcast
+(> 1: tensorcast is faster).
 
 ml_dtypes and numpy keep 4-bit types unpacked (one byte per element); tensorcast and ORT use
 ONNX's packed layout (two per byte). Each is timed in its native layout; the correctness
 cross-check packs ml_dtypes' result first. STRING pairs have their own sizes (--string-sizes,
 default 64K and 16M like the others) because every implementation is 100-1000x slower there.
 
-The cross-check counts elements whose bits differ between tensorcast and ml_dtypes / numpy,
-and between tensorcast and ORT (outputs of the timed runs). Some differences are by
-definition (README "Differences from the ONNX reference", docs/semantics.md, section 11): they are
-reported, never fatal.
+The cross-check counts elements whose bits (STRING: bytes) differ between tensorcast and
+ml_dtypes / numpy, between tensorcast and ORT, and between tensorcast and pyarrow (outputs of
+the timed runs). Some differences are by definition (README "Differences from the ONNX
+reference", docs/semantics.md, section 11): they are reported, never fatal.
 
 Writes OUT/peers.md (tables, machine, date, versions) and OUT/peers.png (bar chart, log-scale
 ns/element); prints the markdown to stdout.
@@ -60,8 +71,14 @@ from pathlib import Path  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
 from onnx import TensorProto as TP  # noqa: E402
 from onnx import helper  # noqa: E402
+
+# Arrow's CPU and I/O thread pools: one thread, as every other implementation.
+pa.set_cpu_count(1)
+pa.set_io_thread_count(1)
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20240521
@@ -82,6 +99,16 @@ TYPES = {
     TP.FLOAT4E2M1: ("f4e2m1", 4, np.dtype(ml_dtypes.float4_e2m1fn)),
     TP.INT4: ("i4", 4, np.dtype(ml_dtypes.int4)),
     TP.STRING: ("string", 0, None),
+}
+
+# ONNX element type -> Arrow type, for the types Arrow has (pyarrow.compute.cast converts between
+# any two of them). BFLOAT16, the float8 formats, FLOAT4E2M1, FLOAT8E8M0 and the 4- and 2-bit
+# integers have no Arrow type: their pairs have no pyarrow cell.
+ARROW_TYPES = {
+    TP.FLOAT: pa.float32(), TP.DOUBLE: pa.float64(), TP.FLOAT16: pa.float16(),
+    TP.INT8: pa.int8(), TP.INT16: pa.int16(), TP.INT32: pa.int32(), TP.INT64: pa.int64(),
+    TP.UINT8: pa.uint8(), TP.UINT16: pa.uint16(), TP.UINT32: pa.uint32(),
+    TP.UINT64: pa.uint64(), TP.BOOL: pa.bool_(), TP.STRING: pa.string(),
 }
 
 
@@ -112,8 +139,15 @@ class Pair:
     def has_string(self):
         return TP.STRING in (self.src, self.dst)
 
+    @property
+    def has_arrow(self):
+        return not self.is_split and self.src in ARROW_TYPES and self.dst in ARROW_TYPES
+
 
 F32 = TP.FLOAT
+ARROW_FLOAT_TEXT = ("pyarrow writes the shortest round-trip digits too, in its own spelling: `1` "
+                    "for `1.0`, positional from 1e-6 on (`0.00001` for `1e-05`), one-digit "
+                    "exponents (`3e-7` for `3e-07`), so the few such values differ from pyarrow.")
 PAIRS = [
     Pair(F32, TP.FLOAT16),
     Pair(TP.FLOAT16, F32),
@@ -141,8 +175,16 @@ PAIRS = [
     Pair(TP.INT4, F32),
     Pair(F32, TP.STRING,
          note="ORT formats with printf(\"%.8g\"); tensorcast and numpy use the shortest "
-              "round-trip spelling of numpy < 2.3, so most strings differ from ORT's."),
+              "round-trip spelling of numpy < 2.3, so most strings differ from ORT's. "
+              + ARROW_FLOAT_TEXT),
     Pair(TP.STRING, F32),
+    Pair(TP.DOUBLE, TP.STRING,
+         note="ORT formats DOUBLE with printf(\"%.8g\") too (0.1 + 0.2 -> `0.3`); tensorcast "
+              "and numpy write the shortest round-trip spelling (`0.30000000000000004`), so most "
+              "strings differ from ORT's. " + ARROW_FLOAT_TEXT),
+    Pair(TP.STRING, TP.DOUBLE),
+    Pair(TP.INT64, TP.STRING),
+    Pair(TP.STRING, TP.INT64),
     Pair(F32, F32, axis=0),
     Pair(F32, F32, axis=1),
 ]
@@ -412,6 +454,37 @@ def ort_cast_fn(src, dst, native, src_bytes, n):
     return call, result
 
 
+# --------------------------------------------------------------------------- pyarrow
+
+def pyarrow_cast_fn(src, dst, native):
+    """(call, result) for pyarrow.compute.cast of a pyarrow Array built here from the same input
+    (not timed; STRING: from the list of Python str); call() allocates the result array, as
+    compute.cast does; result() returns it in ONNX layout (bytes of a list for STRING).
+    Numeric -> numeric casts run with safe=False (Arrow's default safe=True raises on lossy
+    casts); STRING pairs with the default. Raises Unsupported with Arrow's reason."""
+    if src == TP.STRING:
+        arr = pa.array(native.tolist(), type=pa.string())
+    else:
+        arr = pa.array(native, type=ARROW_TYPES[src])
+    target = ARROW_TYPES[dst]
+    safe = TP.STRING in (src, dst)  # numeric -> numeric: safe=False
+    cast = pc.cast
+
+    def call():
+        return cast(arr, target, safe=safe)
+
+    def result():
+        out = call()
+        if dst == TP.STRING:
+            return [v.encode() for v in out.to_pylist()]
+        return onnx_bytes(out.to_numpy(zero_copy_only=False), dst)
+    try:
+        call()
+    except pa.ArrowException as e:
+        raise Unsupported(f"pyarrow: {str(e).splitlines()[0][:120]}") from None
+    return call, result
+
+
 # --------------------------------------------------------------------------- data
 
 _BASE = {}
@@ -442,8 +515,11 @@ def make_source(pair, n):
         i = np.random.default_rng(SEED + 2).integers(-(1 << 40), 1 << 40, n, dtype=np.int64)
         return i, i.view(np.uint8)
     if pair.src == TP.STRING:
-        s = f.astype(str)  # numpy's spelling, as a pipeline reading text would see
-        return s, None
+        # numpy's spelling (as a pipeline reading text would see) of the values a DOUBLE or INT64
+        # source has when that is the destination, else of the f32 values.
+        if pair.dst in (TP.DOUBLE, TP.INT64):
+            f = make_source(Pair(pair.dst, TP.STRING), n)[0]
+        return f.astype(str), None
     native = f.astype(TYPES[pair.src][2])
     return native, onnx_bytes(native, pair.src)
 
@@ -502,6 +578,16 @@ def run_cast(pair, n, tc, args):
     except Unsupported as e:
         row.ns["ORT"] = f"n/a ({e})"
 
+    # pyarrow (no cell where Arrow lacks the source or destination type)
+    pa_out = None
+    if pair.has_arrow:
+        try:
+            fn, get = pyarrow_cast_fn(pair.src, pair.dst, native)
+            row.ns["pyarrow"] = t(fn)
+            pa_out = get()
+        except Unsupported as e:
+            row.ns["pyarrow"] = f"n/a ({e})"
+
     # memcpy of (source + destination bytes) / 2
     if pair.dst == TP.STRING:
         dst_nbytes = sum(len(s) for s in ref.tolist())
@@ -521,6 +607,8 @@ def run_cast(pair, n, tc, args):
             row.mismatch["ml_dtypes"] = (sum(a != b for a, b in zip(tc_out, want)), n)
             if ort_out is not None:
                 row.mismatch["ORT"] = (sum(a != b for a, b in zip(tc_out, ort_out)), n)
+            if pa_out is not None:
+                row.mismatch["pyarrow"] = (sum(a != b for a, b in zip(tc_out, pa_out)), n)
         else:
             mine = element_codes(tc_out, pair.dst, n)
             theirs = element_codes(onnx_bytes(ref, pair.dst), pair.dst, n)
@@ -528,6 +616,9 @@ def run_cast(pair, n, tc, args):
             if ort_out is not None:
                 other = element_codes(ort_out, pair.dst, n)
                 row.mismatch["ORT"] = (int(np.count_nonzero(mine != other)), n)
+            if pa_out is not None:
+                other = element_codes(pa_out, pair.dst, n)
+                row.mismatch["pyarrow"] = (int(np.count_nonzero(mine != other)), n)
     return row
 
 
@@ -624,14 +715,21 @@ def overhead_row(pair, tc, args):
         res["ORT"] = t(ort_cast_fn(pair.src, pair.dst, native, src_bytes, 1)[0])
     except Unsupported as e:
         res["ORT"] = f"n/a ({e})"
+    if pair.has_arrow:
+        try:
+            res["pyarrow"] = t(pyarrow_cast_fn(pair.src, pair.dst, native)[0])
+        except Unsupported as e:
+            res["pyarrow"] = f"n/a ({e})"
     res["astype"] = t(lambda: native.astype(dst_dtype))
     return res
 
 
 # --------------------------------------------------------------------------- report
 
-IMPLS = ["tensorcast", "ORT", "astype", "copyto", "memcpy"]
-PEERS = ["ORT", "astype", "copyto"]
+IMPLS = ["tensorcast", "ORT", "pyarrow", "astype", "copyto", "memcpy"]
+PEERS = ["ORT", "pyarrow", "astype", "copyto"]
+# Cross-checked peers: Row.mismatch key -> column title.
+CHECKED = {"ml_dtypes": "ml_dtypes/numpy", "ORT": "ORT", "pyarrow": "pyarrow"}
 
 
 def num(v, digits=3):
@@ -658,7 +756,7 @@ def machine():
 
 def versions(tc):
     out = [f"Python {platform.python_version()}"]
-    for pkg in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "matplotlib"):
+    for pkg in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "pyarrow", "matplotlib"):
         try:
             out.append(f"{pkg} {metadata.version(pkg)}")
         except metadata.PackageNotFoundError:
@@ -671,7 +769,7 @@ def versions(tc):
 def render(rows, overheads, tc, args, elapsed):
     lines = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines.append("## tensorcast vs ONNX Runtime, ml_dtypes and numpy (one thread)")
+    lines.append("## tensorcast vs ONNX Runtime, pyarrow, ml_dtypes and numpy (one thread)")
     lines.append("")
     lines.append(f"- Machine: {machine()}")
     lines.append(f"- Date: {now}; run took {elapsed:.0f} s")
@@ -680,13 +778,14 @@ def render(rows, overheads, tc, args, elapsed):
     lines.append("- ns/element: median of " f"{args.samples} samples (each >= {args.min_sample * 1e3:.0f} ms)."
                  " x memcpy = t_memcpy / t (memcpy of (src + dst bytes) / 2, same run);"
                  " peer/tc = t_peer / t_tensorcast (> 1: tensorcast faster)."
-                 " astype allocates its result (as users call it), copyto writes a preallocated"
-                 " array; tensorcast and ORT (IOBinding) write preallocated buffers.")
+                 " astype and pyarrow (compute.cast) allocate their result (as users call"
+                 " them), copyto writes a preallocated array; tensorcast and ORT (IOBinding)"
+                 " write preallocated buffers.")
     lines.append("- Mismatches: elements whose bits differ from tensorcast's output.")
     lines.append("")
-    head = ["pair", "elements", "tensorcast ns/el", "ORT ns/el", "astype ns/el", "copyto ns/el",
-            "memcpy ns/el", "tc x memcpy", "ORT x memcpy", "astype x memcpy", "copyto x memcpy",
-            "ORT/tc", "astype/tc", "copyto/tc", "mismatch vs ml_dtypes/numpy", "mismatch vs ORT"]
+    head = (["pair", "elements"] + [f"{i} ns/el" for i in IMPLS]
+            + ["tc x memcpy"] + [f"{p} x memcpy" for p in PEERS]
+            + [f"{p}/tc" for p in PEERS] + [f"mismatch vs {c}" for c in CHECKED.values()])
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
     footnotes = {}
@@ -714,8 +813,8 @@ def render(rows, overheads, tc, args, elapsed):
         for impl in PEERS:
             v = ns.get(impl)
             cells.append(num(v / tcv, 3) if isinstance(v, float) and isinstance(tcv, float) else "-")
-        cells.append(fmt_mismatch(row.mismatch["ml_dtypes"]) if "ml_dtypes" in row.mismatch else "-")
-        cells.append(fmt_mismatch(row.mismatch["ORT"]) if "ORT" in row.mismatch else "-")
+        for peer in CHECKED:
+            cells.append(fmt_mismatch(row.mismatch[peer]) if peer in row.mismatch else "-")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     for text, i in footnotes.items():
@@ -733,19 +832,37 @@ def render(rows, overheads, tc, args, elapsed):
         lines.append("- i4 / f4e2m1: astype / copyto work on ml_dtypes' unpacked layout (1 byte per "
                      "element); tensorcast and ORT on ONNX's packed layout (2 per byte).")
         lines.append("- STRING pairs run at --string-sizes elements (default 64K and 16M). "
-                     "ORT's Python binding cannot bind a string input: string -> f32 runs "
+                     "ORT's Python binding cannot bind a string input: string -> x runs "
                      "`sess.run`, which converts the numpy str array to std::strings and "
-                     "allocates the output on every call. f32 -> string: ORT allocates its "
+                     "allocates the output on every call. x -> string: ORT allocates its "
                      "string output per run; tensorcast writes a caller arena sized by a "
                      "(not timed) size query.")
         lines.append("")
+    if any("pyarrow" in r.ns for r in rows):
+        lines.append("pyarrow:")
+        lines.append("")
+        lines.append("- `pyarrow.compute.cast(arr, target_type)` of a pyarrow Array built once "
+                     "from the same input (not timed; STRING inputs: `pa.array(list of str, "
+                     "type=pa.string())` of the texts tensorcast parses); `pa.set_cpu_count(1)`, "
+                     "`pa.set_io_thread_count(1)`. `-`: Arrow has no bfloat16, float8, float4, "
+                     "int4 or e8m0 type, and no Split.")
+        lines.append("- Numeric pairs run with `safe=False`: Arrow's default `safe=True` refuses "
+                     "lossy casts with ArrowInvalid (f32 -> i8 of a value with a fraction: "
+                     "\"was truncated\"; i64 -> f32 of an integer beyond 2^24: \"not in "
+                     "range\"). With `safe=False` float -> integer truncates toward zero like "
+                     "ONNX, but out-of-range values and NaN are a C++ static_cast (undefined; on "
+                     "x86 300.0 -> i8 44, NaN -> 0) where tensorcast saturates (docs/semantics.md)"
+                     "; the inputs here stay in range. STRING pairs use the default `safe=True` "
+                     "(a text that does not parse raises either way).")
+        lines.append("")
     lines.append("### Per-call overhead (1-element tensor, µs per call)")
     lines.append("")
-    lines.append("| pair | tensorcast (ctypes) | ORT (run_with_iobinding) | astype |")
-    lines.append("|---|---:|---:|---:|")
+    lines.append("| pair | tensorcast (ctypes) | ORT (run_with_iobinding) | pyarrow (compute.cast) "
+                 "| astype |")
+    lines.append("|---|---:|---:|---:|---:|")
     for label, res in overheads:
         cells = [label]
-        for impl in ("tensorcast", "ORT", "astype"):
+        for impl in ("tensorcast", "ORT", "pyarrow", "astype"):
             v = res.get(impl)
             cells.append("-" if v is None else (v if isinstance(v, str) else num(v / 1e3)))
         lines.append("| " + " | ".join(cells) + " |")
@@ -766,8 +883,8 @@ def chart(rows, path, title):
         sel = [r for r in rows if (r.n == size and not r.pair.has_string)
                or (r.pair.has_string and i < len(str_sizes) and r.n == str_sizes[i])]
         groups.append((size, sel))
-    colors = {"tensorcast": "#1f77b4", "ORT": "#d62728", "astype": "#2ca02c",
-              "copyto": "#98df8a", "memcpy": "#7f7f7f"}
+    colors = {"tensorcast": "#1f77b4", "ORT": "#d62728", "pyarrow": "#ff7f0e",
+              "astype": "#2ca02c", "copyto": "#98df8a", "memcpy": "#7f7f7f"}
     fig, axes = plt.subplots(len(groups), 1, figsize=(18, 5.5 * len(groups)), squeeze=False)
     for ax, (size, sel) in zip(axes[:, 0], groups):
         width = 0.8 / len(IMPLS)

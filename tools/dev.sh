@@ -26,8 +26,9 @@
 #   tools/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
 #                              C/C++ file git tracks (CI runs it); `format` rewrites them
 #   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
-#                              numpy and matplotlib from PyPI into build/peers-venv if missing,
-#                              run bench/peers.py ARGS (writes bench/results/peers.{md,png})
+#                              numpy, pyarrow and matplotlib from PyPI into build/peers-venv if
+#                              missing, run bench/peers.py ARGS (writes
+#                              bench/results/peers.{md,png})
 # Missing Debian packages are installed with apt-get (as root, or through sudo).
 # Python packages for the differential test (onnx, ml_dtypes, numpy) go into a
 # virtual environment under build/pyenv, installed from PyPI on first use.
@@ -170,14 +171,15 @@ format_check() {
   echo "clang-format: $(format_files | wc -l) files match .clang-format"
 }
 
-# Peer benchmark: tensorcast (C API via ctypes) vs ONNX Runtime, ml_dtypes and numpy.
+# Peer benchmark: tensorcast (C API via ctypes) vs ONNX Runtime, pyarrow, ml_dtypes and numpy.
 peers() {
   install_missing
   local launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   cmake --preset release "${launcher[@]}" >/dev/null
   cmake --build --preset release --target tensorcast_c
-  TENSORCAST_PIP_PACKAGES="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 matplotlib" \
+  local pip_packages="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 pyarrow matplotlib"
+  TENSORCAST_PIP_PACKAGES=$pip_packages \
     exec tools/python-env.sh build/peers-venv bench/peers.py --lib build/lib/libtensorcast_c.so "$@"
 }
 
