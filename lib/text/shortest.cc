@@ -189,7 +189,7 @@ Decimal10 ToDecimal(int q, uint64_t c, uint64_t c_min, int q_min) {
 }
 
 Decimal10 StripZeros(Decimal10 d) {
-  while (d.digits % 10 == 0) {
+  while (d.digits != 0 && d.digits % 10 == 0) {
     d.digits /= 10;
     ++d.exp10;
   }
