@@ -1,9 +1,11 @@
 /* The C API (tensorcast/tensorcast_c.h) from C99: golden values from the ONNX spec /
  * IEEE 754 / docs/semantics.md, and every error path. A plain main(): each failed CHECK
  * prints its line and the exit code is non-zero. */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tensorcast/tensorcast_c.h"
@@ -351,6 +353,630 @@ static void test_strings(void) {
   EXPECT(tc_cast(f, TC_TYPE_FLOAT, &arena, TC_TYPE_STRING, 0, 1, TC_ROUND_UP, &err), TC_OK, NULL);
   CHECK(arena.size == 0);
   EXPECT(tc_cast(f, TC_TYPE_FLOAT, NULL, TC_TYPE_STRING, 0, 1, TC_ROUND_UP, &err), TC_OK, NULL);
+}
+
+/* ---- Arrow strings ---------------------------------------------------------------- */
+
+/* An Arrow column of 11 texts (utf8 and large_utf8 offsets over the same bytes):
+ *   index:  0    1    2      3      4        5    6      7        8     9    10
+ *   text:  "x"  "7"  "1.5"  "bad"  "-2.25"  ""   "1e3"  " 0.5 "  "-0"  "3"  ""
+ *   valid:  1    1    1      0      1        0    1      1        1     1    1
+ * Validity is LSB first: byte 0 = 0b11010111, byte 1 = 0b00000111. A null slot may hold
+ * bytes ("bad"): they are never read as a number. The tests slice it at offset 2. */
+static const char arrow_data[] = "x71.5bad-2.251e3 0.5 -03";
+static const int32_t arrow_offsets32[12] = {0, 1, 2, 5, 8, 13, 13, 16, 21, 23, 24, 24};
+static const int64_t arrow_offsets64[12] = {0, 1, 2, 5, 8, 13, 13, 16, 21, 23, 24, 24};
+static const uint8_t arrow_validity[2] = {0xD7, 0x07};
+
+static tc_arrow_strings arrow_column(int width, int64_t offset, int null_policy) {
+  tc_arrow_strings a = TC_ARROW_STRINGS_INIT;
+  a.offsets = width == 8 ? (const void*)arrow_offsets64 : (const void*)arrow_offsets32;
+  a.offset_width = width;
+  a.data = arrow_data;
+  a.validity = arrow_validity;
+  a.offset = offset;
+  a.null_policy = null_policy;
+  return a;
+}
+
+static uint64_t bits_from_f64(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static void test_arrow_strings_from(void) {
+  /* Elements 2..9 as FLOAT, nulls zero: 1.5, 0, -2.25, 0, 1e3, 0.5 (spaces around),
+   * -0.0, 3. IEEE 754 binary32: 1.5 = 0x3FC00000, -2.25 = -1.125 * 2^1 = 0xC0100000,
+   * 1000 = 1.953125 * 2^9 = 0x447A0000, 0.5 = 0x3F000000, -0.0 = 0x80000000,
+   * 3 = 1.5 * 2^1 = 0x40400000; a null is the all-zero code 0x00000000. */
+  static const uint32_t want_f32[8] = {0x3FC00000u, 0u,          0xC0100000u, 0u,
+                                       0x447A0000u, 0x3F000000u, 0x80000000u, 0x40400000u};
+  /* INT64: truncation toward zero (1.5 -> 1, -2.25 -> -2, 0.5 -> 0, -0 -> 0). */
+  static const int64_t want_i64[8] = {1, 0, -2, 0, 1000, 0, 0, 3};
+  /* DOUBLE: the same values in binary64; -0.0 = 0x8000000000000000. */
+  static const double want_f64[8] = {1.5, 0.0, -2.25, 0.0, 1000.0, 0.5, 0.0, 3.0};
+  int width;
+  int i;
+  for (width = 4; width <= 8; width += 4) {
+    float f[9];
+    double d[8];
+    int64_t n[8];
+    int32_t n32[3];
+    tc_arrow_strings a = arrow_column(width, 2, TC_NULL_ZERO);
+    tc_options o = TC_OPTIONS_INIT;
+
+    /* Sliced at 2, nulls zero; options NULL and TC_OPTIONS_INIT are the same. */
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 8, NULL, &err), TC_OK, NULL);
+    for (i = 0; i < 8; ++i) CHECK(bits_from_f32(f[i]) == want_f32[i]);
+    CHECK(bits_from_f32(f[8]) == 0x7F7F7F7Fu); /* nothing past count */
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 8, &o, &err), TC_OK, NULL);
+    for (i = 0; i < 8; ++i) CHECK(bits_from_f32(f[i]) == want_f32[i]);
+    memset(d, 0x7F, sizeof d);
+    EXPECT(tc_cast_from_arrow_strings(&a, d, TC_TYPE_DOUBLE, 8, NULL, &err), TC_OK, NULL);
+    for (i = 0; i < 8; ++i) {
+      CHECK(bits_from_f64(d[i]) == (i == 6 ? 0x8000000000000000ull : bits_from_f64(want_f64[i])));
+    }
+    memset(n, 0x7F, sizeof n);
+    EXPECT(tc_cast_from_arrow_strings(&a, n, TC_TYPE_INT64, 8, NULL, &err), TC_OK, NULL);
+    for (i = 0; i < 8; ++i) CHECK(n[i] == want_i64[i]);
+
+    /* One more element: element 8 of the slice (index 10) is a present empty string,
+     * not a number; the eight before it are written. */
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 9, NULL, &err), TC_PARSE_ERROR,
+           "element 8");
+    CHECK(err.elements_written == 8);
+    for (i = 0; i < 8; ++i) CHECK(bits_from_f32(f[i]) == want_f32[i]);
+
+    /* TC_NULL_ERROR: the first null (slice element 1, index 3) is the error. */
+    a.null_policy = TC_NULL_ERROR;
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 8, NULL, &err), TC_PARSE_ERROR,
+           "element 1");
+    CHECK(err.elements_written == 1 && strstr(msg, "null") != NULL);
+    CHECK(bits_from_f32(f[0]) == 0x3FC00000u);
+    /* The same under the default policy (TC_ARROW_STRINGS_INIT). */
+    a = arrow_column(width, 4, TC_NULL_ERROR);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 2, NULL, &err), TC_PARSE_ERROR,
+           "element 1");
+    CHECK(err.elements_written == 1 && bits_from_f32(f[0]) == 0xC0100000u);
+
+    /* Offset 6: indexes 6..9, all present, across the bitmap's byte boundary. */
+    a.offset = 6;
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 4, NULL, &err), TC_OK, NULL);
+    CHECK(bits_from_f32(f[0]) == 0x447A0000u && bits_from_f32(f[1]) == 0x3F000000u &&
+          bits_from_f32(f[2]) == 0x80000000u && bits_from_f32(f[3]) == 0x40400000u);
+
+    /* Offset 0 and no bitmap: index 0, "x", is the first bad element. */
+    a.offset = 0;
+    a.validity = NULL;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 11, NULL, &err), TC_PARSE_ERROR,
+           "element 0");
+    CHECK(err.elements_written == 0);
+    /* Offset 1, no bitmap: "7", "1.5", then the null slot's "bad" is read as a text. */
+    a.offset = 1;
+    memset(n32, 0x7F, sizeof n32);
+    EXPECT(tc_cast_from_arrow_strings(&a, n32, TC_TYPE_INT32, 3, NULL, &err), TC_PARSE_ERROR,
+           "bad");
+    CHECK(err.elements_written == 2 && n32[0] == 7 && n32[1] == 1);
+  }
+}
+
+static void test_arrow_strings_from_empty_and_errors(void) {
+  float f[4];
+  int i;
+  /* Three empty strings, no data at all (data NULL is allowed when every text is
+   * empty): nulls under TC_NULL_ZERO give 0, a present empty string is not a number. */
+  {
+    const int32_t zeros[4] = {0, 0, 0, 0};
+    const uint8_t two_nulls = 0x02; /* element 1 present, 0 and 2 null */
+    tc_arrow_strings a = TC_ARROW_STRINGS_INIT;
+    a.offsets = zeros;
+    a.validity = &two_nulls;
+    a.null_policy = TC_NULL_ZERO;
+    memset(f, 0x7F, sizeof f);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_OK, NULL);
+    CHECK(bits_from_f32(f[0]) == 0u && bits_from_f32(f[1]) == 0x7F7F7F7Fu);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 3, NULL, &err), TC_PARSE_ERROR,
+           "element 1");
+    CHECK(err.elements_written == 1 && bits_from_f32(f[0]) == 0u);
+    a.offset = 2;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_OK, NULL);
+    a.validity = NULL;
+    a.offset = 0;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 3, NULL, &err), TC_PARSE_ERROR,
+           "element 0");
+    CHECK(err.elements_written == 0);
+    /* A text that is not empty with data NULL. */
+    {
+      const int32_t one[2] = {0, 1};
+      a.offsets = one;
+      EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+             "data");
+    }
+    /* count 0: nothing is read or written. */
+    EXPECT(tc_cast_from_arrow_strings(&a, NULL, TC_TYPE_FLOAT, 0, NULL, &err), TC_OK, NULL);
+  }
+
+  /* Decreasing offsets: an argument error naming the element, nothing written. */
+  {
+    const int32_t down32[4] = {0, 3, 2, 5};
+    const int64_t down64[4] = {0, 3, 2, 5};
+    const int32_t negative[4] = {-1, 3, 4, 5};
+    tc_arrow_strings a = TC_ARROW_STRINGS_INIT;
+    a.data = "1.52.5";
+    for (i = 0; i < 4; ++i) f[i] = 9.0f;
+    a.offsets = down32;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 3, NULL, &err), TC_INVALID_ARGUMENT,
+           "element 1");
+    CHECK(err.elements_written == 0 && f[0] == 9.0f);
+    a.offsets = down64;
+    a.offset_width = 8;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 3, NULL, &err), TC_INVALID_ARGUMENT,
+           "element 1");
+    /* In a slice from 1 the decrease is after its element 0. */
+    a.offset = 1;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 2, NULL, &err), TC_INVALID_ARGUMENT,
+           "element 0");
+    /* Before the decrease all is well: element 0 alone ("1.5"). */
+    a.offset = 0;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_OK, NULL);
+    CHECK(f[0] == 1.5f);
+    f[0] = 9.0f;
+    a.offsets = negative;
+    a.offset_width = 4;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 3, NULL, &err), TC_INVALID_ARGUMENT,
+           "negative");
+    CHECK(f[0] == 9.0f && f[1] == 9.0f && f[2] == 9.0f);
+  }
+
+  /* Other argument errors. */
+  {
+    tc_arrow_strings a = arrow_column(4, 2, TC_NULL_ZERO);
+    f[0] = 9.0f;
+    EXPECT(tc_cast_from_arrow_strings(NULL, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+           "src");
+    EXPECT(tc_cast_from_arrow_strings(&a, NULL, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+           "dst");
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_STRING, 1, NULL, &err), TC_UNSUPPORTED, NULL);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, 99, 1, NULL, &err), TC_INVALID_ARGUMENT, "99");
+    a.offset_width = 2;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+           "offset_width");
+    a.offset_width = 4;
+    a.null_policy = 2;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+           "null_policy");
+    a.null_policy = TC_NULL_ZERO;
+    a.offset = -1;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 1, NULL, &err), TC_INVALID_ARGUMENT,
+           "offset");
+    CHECK(f[0] == 9.0f);
+  }
+
+  /* struct_size: a smaller struct (an older caller) takes TC_ARROW_STRINGS_INIT's values
+   * for the fields it lacks; a larger one is refused. */
+  {
+    tc_arrow_strings a = arrow_column(4, 2, TC_NULL_ZERO);
+    memset(f, 0x7F, sizeof f);
+    /* Ends before null_policy: TC_NULL_ERROR, so the null at slice element 1 is an error. */
+    a.struct_size = offsetof(tc_arrow_strings, null_policy);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 4, NULL, &err), TC_PARSE_ERROR,
+           "element 1");
+    CHECK(err.elements_written == 1 && strstr(msg, "null") != NULL && f[0] == 1.5f);
+    /* Ends before offset: offset 0 (and TC_NULL_ERROR); index 0 is "x". */
+    a.struct_size = offsetof(tc_arrow_strings, offset);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 4, NULL, &err), TC_PARSE_ERROR,
+           "element 0");
+    CHECK(err.elements_written == 0);
+    /* The full size works as the slice. */
+    a = arrow_column(4, 2, TC_NULL_ZERO);
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 4, NULL, &err), TC_OK, NULL);
+    CHECK(f[0] == 1.5f && bits_from_f32(f[1]) == 0u && f[2] == -2.25f && bits_from_f32(f[3]) == 0u);
+    /* Larger: refused before anything is written. */
+    memset(f, 0x7F, sizeof f);
+    a.struct_size = sizeof(tc_arrow_strings) + 8;
+    EXPECT(tc_cast_from_arrow_strings(&a, f, TC_TYPE_FLOAT, 4, NULL, &err), TC_INVALID_ARGUMENT,
+           "struct_size");
+    CHECK(bits_from_f32(f[0]) == 0x7F7F7F7Fu && err.elements_written == 0);
+  }
+}
+
+static double f64_from_bits(uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+/* Offset i of an Arrow output of `width` bytes per offset. */
+static int64_t offset_at(const void* offsets, int width, size_t i) {
+  if (width == 8) return ((const int64_t*)offsets)[i];
+  return ((const int32_t*)offsets)[i];
+}
+
+/* The output holds the `count` texts of `want` back to back, offsets 0, len0, ... */
+static int arrow_out_is(const tc_arrow_strings_out* out, const char* const* want, size_t count) {
+  size_t pos = 0, i;
+  for (i = 0; i < count; ++i) {
+    const size_t n = strlen(want[i]);
+    if (offset_at(out->offsets, out->offset_width, i) != (int64_t)pos) return 0;
+    if (memcmp(out->data + pos, want[i], n) != 0) return 0;
+    pos += n;
+  }
+  return offset_at(out->offsets, out->offset_width, count) == (int64_t)pos && out->data_size == pos;
+}
+
+static int all_bytes_are(const void* p, size_t n, unsigned char value) {
+  const unsigned char* b = (const unsigned char*)p;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    if (b[i] != value) return 0;
+  }
+  return 1;
+}
+
+static void test_arrow_strings_to(void) {
+  /* numpy str() of float64: shortest round-trip digits; positional from 1e-4 up to below
+   * 1e16 with at least one fractional digit, scientific outside with a signed exponent of
+   * at least two digits; "nan", "-inf", "-0.0". 38 bytes in all. */
+  double d[9];
+  static const char* const want_d[9] = {"1.5", "0.1",  "1e+16",  "1e-05", "-0.0",
+                                        "nan", "-inf", "0.0001", "123.0"};
+  /* int64: plain decimal, 44 bytes. */
+  static const int64_t ints[5] = {0, -1, INT64_MIN, INT64_MAX, 42};
+  static const char* const want_i[5] = {"0", "-1", "-9223372036854775808", "9223372036854775807",
+                                        "42"};
+  /* float32: the shortest digits that round-trip through float32 (0.1f -> "0.1"). */
+  float f[6];
+  static const char* const want_f[6] = {"0.1", "1e-05", "3.0", "-0.0", "16777216.0", "1e+16"};
+  int64_t offsets[16];
+  char buf[400];
+  int width;
+  d[0] = 1.5;
+  d[1] = 0.1;
+  d[2] = 1e16;
+  d[3] = 1e-5;
+  d[4] = f64_from_bits(0x8000000000000000ull);
+  d[5] = f64_from_bits(0x7FF8000000000000ull);
+  d[6] = f64_from_bits(0xFFF0000000000000ull);
+  d[7] = 1e-4;
+  d[8] = 123.0;
+  f[0] = 0.1f;
+  f[1] = 1e-5f;
+  f[2] = 3.0f;
+  f[3] = f32_from_bits(0x80000000u);
+  f[4] = 16777216.0f;
+  f[5] = 1e16f;
+
+  for (width = 4; width <= 8; width += 4) {
+    tc_arrow_strings_out out;
+    tc_options o = TC_OPTIONS_INIT;
+    out.struct_size = sizeof out;
+    out.offsets = offsets;
+    out.offset_width = width;
+    out.data = NULL;
+    out.data_capacity = 0;
+    out.data_size = 777;
+
+    /* Size query: data NULL, capacity 0; only data_size is written. */
+    memset(offsets, 0x5A, sizeof offsets);
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_BUFFER_TOO_SMALL,
+           "38");
+    CHECK(out.data_size == 38 && all_bytes_are(offsets, sizeof offsets, 0x5A));
+
+    /* Exactly the size required. */
+    memset(buf, '#', sizeof buf);
+    out.data = buf;
+    out.data_capacity = 38;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_OK, NULL);
+    CHECK(arrow_out_is(&out, want_d, 9));
+    CHECK(memcmp(buf, "1.50.11e+161e-05-0.0nan-inf0.0001123.0", 38) == 0 && buf[38] == '#');
+    /* Only count + 1 offsets. */
+    CHECK(all_bytes_are((const char*)offsets + 10 * (size_t)width,
+                        sizeof offsets - 10 * (size_t)width, 0x5A));
+
+    /* One byte short: TC_BUFFER_TOO_SMALL, the size required, nothing else written. */
+    memset(buf, '#', sizeof buf);
+    memset(offsets, 0x5A, sizeof offsets);
+    out.data_capacity = 37;
+    out.data_size = 777;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_BUFFER_TOO_SMALL,
+           "38");
+    CHECK(out.data_size == 38 && all_bytes_are(buf, sizeof buf, '#') &&
+          all_bytes_are(offsets, sizeof offsets, 0x5A));
+
+    /* Roomy, with options TC_OPTIONS_INIT: the same texts. */
+    out.data_capacity = sizeof buf;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, &o, &err), TC_OK, NULL);
+    CHECK(arrow_out_is(&out, want_d, 9));
+
+    /* int64 and float32 into exactly the size a query reports. */
+    out.data = NULL;
+    out.data_capacity = 0;
+    EXPECT(tc_cast_to_arrow_strings(ints, TC_TYPE_INT64, &out, 5, NULL, &err), TC_BUFFER_TOO_SMALL,
+           NULL);
+    CHECK(out.data_size == 44);
+    out.data = buf;
+    out.data_capacity = out.data_size;
+    EXPECT(tc_cast_to_arrow_strings(ints, TC_TYPE_INT64, &out, 5, NULL, &err), TC_OK, NULL);
+    CHECK(arrow_out_is(&out, want_i, 5));
+    out.data = NULL;
+    out.data_capacity = 0;
+    EXPECT(tc_cast_to_arrow_strings(f, TC_TYPE_FLOAT, &out, 6, NULL, &err), TC_BUFFER_TOO_SMALL,
+           NULL);
+    CHECK(out.data_size == 30);
+    out.data = buf;
+    out.data_capacity = out.data_size;
+    EXPECT(tc_cast_to_arrow_strings(f, TC_TYPE_FLOAT, &out, 6, NULL, &err), TC_OK, NULL);
+    CHECK(arrow_out_is(&out, want_f, 6));
+
+    /* count 0: offsets[0] = 0, no text. */
+    memset(offsets, 0x5A, sizeof offsets);
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 0, NULL, &err), TC_OK, NULL);
+    CHECK(offset_at(offsets, width, 0) == 0 && out.data_size == 0);
+
+    /* struct_size other than sizeof: refused, nothing written. */
+    memset(offsets, 0x5A, sizeof offsets);
+    memset(buf, '#', sizeof buf);
+    out.data_capacity = sizeof buf;
+    out.data_size = 777;
+    out.struct_size = sizeof out - 1;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "struct_size");
+    out.struct_size = sizeof out + 8;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "struct_size");
+    out.struct_size = offsetof(tc_arrow_strings_out, data_size);
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "struct_size");
+    CHECK(out.data_size == 777 && all_bytes_are(buf, sizeof buf, '#') &&
+          all_bytes_are(offsets, sizeof offsets, 0x5A));
+    out.struct_size = sizeof out;
+  }
+
+  /* Other argument errors. */
+  {
+    tc_arrow_strings_out out;
+    out.struct_size = sizeof out;
+    out.offsets = offsets;
+    out.offset_width = 2;
+    out.data = buf;
+    out.data_capacity = sizeof buf;
+    out.data_size = 0;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "offset_width");
+    out.offset_width = 4;
+    out.offsets = NULL;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "offsets");
+    out.offsets = offsets;
+    out.data = NULL;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "data");
+    out.data = buf;
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_DOUBLE, NULL, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "dst");
+    EXPECT(tc_cast_to_arrow_strings(NULL, TC_TYPE_DOUBLE, &out, 9, NULL, &err), TC_INVALID_ARGUMENT,
+           "src");
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_STRING, &out, 9, NULL, &err), TC_UNSUPPORTED, NULL);
+    EXPECT(tc_cast_to_arrow_strings(d, TC_TYPE_COMPLEX64, &out, 9, NULL, &err), TC_UNSUPPORTED,
+           NULL);
+  }
+}
+
+/* Large enough for several tasks of a 2-thread pool (the string threshold is 4096
+ * elements); odd, so the last task is partial. */
+#define ARROW_POOL_COUNT 50021
+
+/* k / 2 for k = i - 25000, in numpy's spelling: "-12500.0" ... "-0.5", "0.0", "0.5" ...
+ * (exact halves: the shortest digits are the integer part and .0 or .5). */
+static size_t half_text(long k, char* out) {
+  const long a = k < 0 ? -k : k;
+  return (size_t)sprintf(out, "%s%ld.%c", k < 0 ? "-" : "", a / 2, a % 2 ? '5' : '0');
+}
+
+/* One call of each Arrow function through tc_thread_pool_runner (2 threads) gives the
+ * bytes of the call without a runner, and the values the rules give. */
+static void test_arrow_strings_pool(void) {
+  const size_t n = ARROW_POOL_COUNT;
+  const size_t first = 3; /* the slice's offset */
+  tc_thread_pool* pool = tc_thread_pool_create(2);
+  tc_options o = TC_OPTIONS_INIT;
+  char* texts = (char*)malloc((n + first) * 16);
+  int32_t* offsets32 = (int32_t*)malloc((n + first + 1) * sizeof(int32_t));
+  int64_t* offsets64 = (int64_t*)malloc((n + first + 1) * sizeof(int64_t));
+  uint8_t* validity = (uint8_t*)calloc((n + first + 7) / 8, 1);
+  float* serial = (float*)malloc(n * sizeof(float));
+  float* parallel = (float*)malloc(n * sizeof(float));
+  double* halves = (double*)malloc(n * sizeof(double));
+  size_t* want_offsets = (size_t*)malloc((n + 1) * sizeof(size_t));
+  char* want_text = (char*)malloc(n * 24); /* int64 texts: up to 20 bytes */
+  char* data_s = (char*)malloc(n * 33);
+  char* data_p = (char*)malloc(n * 33);
+  int64_t* offs_s = (int64_t*)malloc((n + 1) * sizeof(int64_t));
+  int64_t* offs_p = (int64_t*)malloc((n + 1) * sizeof(int64_t));
+  size_t i, pos = 0, width_index;
+  int ok;
+  ok = pool != NULL && texts != NULL && offsets32 != NULL && offsets64 != NULL &&
+       validity != NULL && serial != NULL && parallel != NULL && halves != NULL &&
+       want_offsets != NULL && want_text != NULL && data_s != NULL && data_p != NULL &&
+       offs_s != NULL && offs_p != NULL;
+  CHECK(ok);
+  if (!ok) return;
+  o.runner = tc_thread_pool_runner(pool);
+
+  /* Texts: element i (index i + first) is "<k>.5" for k = i - 25000 (the float k + 0.5
+   * or k - 0.5, exact), null when i % 7 == 3 (its slot holds "zz"); the first `first`
+   * indexes hold "pre". */
+  offsets32[0] = 0;
+  offsets64[0] = 0;
+  for (i = 0; i < n + first; ++i) {
+    int len;
+    if (i < first) {
+      len = sprintf(texts + pos, "pre");
+      validity[i / 8] = (uint8_t)(validity[i / 8] | (1u << (i % 8)));
+    } else if ((i - first) % 7 == 3) {
+      len = sprintf(texts + pos, "zz");
+    } else {
+      len = sprintf(texts + pos, "%ld.5", (long)(i - first) - 25000);
+      validity[i / 8] = (uint8_t)(validity[i / 8] | (1u << (i % 8)));
+    }
+    pos += (size_t)len;
+    offsets32[i + 1] = (int32_t)pos;
+    offsets64[i + 1] = (int64_t)pos;
+  }
+  for (width_index = 0; width_index < 2; ++width_index) {
+    tc_arrow_strings a = TC_ARROW_STRINGS_INIT;
+    a.offsets = width_index == 0 ? (const void*)offsets32 : (const void*)offsets64;
+    a.offset_width = width_index == 0 ? 4 : 8;
+    a.data = texts;
+    a.validity = validity;
+    a.offset = (int64_t)first;
+    a.null_policy = TC_NULL_ZERO;
+    memset(serial, 0x7F, n * sizeof(float));
+    memset(parallel, 0x7F, n * sizeof(float));
+    EXPECT(tc_cast_from_arrow_strings(&a, serial, TC_TYPE_FLOAT, n, NULL, &err), TC_OK, NULL);
+    EXPECT(tc_cast_from_arrow_strings(&a, parallel, TC_TYPE_FLOAT, n, &o, &err), TC_OK, NULL);
+    CHECK(memcmp(serial, parallel, n * sizeof(float)) == 0);
+    ok = 1;
+    for (i = 0; i < n && ok; ++i) {
+      const long k = (long)i - 25000;
+      const float want = i % 7 == 3 ? 0.0f : k < 0 ? (float)k - 0.5f : (float)k + 0.5f;
+      ok = bits_from_f32(parallel[i]) == bits_from_f32(want);
+    }
+    CHECK(ok);
+  }
+  /* Two bad texts through the pool: the first in index order, elements before it written.
+   * Element 30001 ("bad") and element 45002 (a null under TC_NULL_ERROR). */
+  {
+    tc_arrow_strings a = TC_ARROW_STRINGS_INIT;
+    const size_t at = first + 30001;
+    const int32_t old_start = offsets32[at], old_end = offsets32[at + 1];
+    char saved[16];
+    memcpy(saved, texts + old_start, (size_t)(old_end - old_start));
+    memcpy(texts + old_start, "bad!!!!!", (size_t)(old_end - old_start)); /* same length */
+    a.offsets = offsets32;
+    a.data = texts;
+    a.offset = (int64_t)first;
+    a.validity = validity;
+    a.null_policy = TC_NULL_ERROR;
+    /* Nulls up to 45002 made present, 45002 itself null. */
+    for (i = 0; i < n; ++i) {
+      const size_t b = i + first;
+      if (i == 45002) {
+        validity[b / 8] = (uint8_t)(validity[b / 8] & ~(1u << (b % 8)));
+      } else {
+        validity[b / 8] = (uint8_t)(validity[b / 8] | (1u << (b % 8)));
+      }
+    }
+    /* The null slots' "zz" are now present texts: "00" (zero) instead. */
+    for (i = 0; i < n; ++i) {
+      if (i % 7 == 3) memcpy(texts + offsets32[i + first], "00", 2);
+    }
+    memset(serial, 0x7F, n * sizeof(float));
+    memset(parallel, 0x7F, n * sizeof(float));
+    EXPECT(tc_cast_from_arrow_strings(&a, serial, TC_TYPE_FLOAT, n, NULL, &err), TC_PARSE_ERROR,
+           "element 30001");
+    CHECK(err.elements_written == 30001);
+    EXPECT(tc_cast_from_arrow_strings(&a, parallel, TC_TYPE_FLOAT, n, &o, &err), TC_PARSE_ERROR,
+           "element 30001");
+    CHECK(err.elements_written == 30001);
+    CHECK(memcmp(serial, parallel, 30001 * sizeof(float)) == 0);
+    /* With "bad" repaired, the null is the first error. */
+    memcpy(texts + old_start, saved, (size_t)(old_end - old_start));
+    EXPECT(tc_cast_from_arrow_strings(&a, parallel, TC_TYPE_FLOAT, n, &o, &err), TC_PARSE_ERROR,
+           "element 45002");
+    CHECK(err.elements_written == 45002 && strstr(msg, "null") != NULL);
+  }
+
+  /* Numbers -> Arrow strings through the pool: DOUBLE halves, both offset widths, a roomy
+   * buffer (33 bytes per element) and exactly the size a query reports. */
+  pos = 0;
+  for (i = 0; i < n; ++i) {
+    const long k = (long)i - 25000;
+    halves[i] = (double)k / 2;
+    want_offsets[i] = pos;
+    pos += half_text(k, want_text + pos);
+  }
+  want_offsets[n] = pos;
+  for (width_index = 0; width_index < 4; ++width_index) {
+    const int width = width_index % 2 == 0 ? 4 : 8;
+    const int exact = width_index >= 2;
+    tc_arrow_strings_out s, p;
+    s.struct_size = p.struct_size = sizeof s;
+    s.offsets = offs_s;
+    p.offsets = offs_p;
+    s.offset_width = p.offset_width = width;
+    s.data = data_s;
+    p.data = data_p;
+    s.data_capacity = p.data_capacity = n * 33;
+    s.data_size = p.data_size = 0;
+    if (exact) {
+      p.data = NULL;
+      p.data_capacity = 0;
+      EXPECT(tc_cast_to_arrow_strings(halves, TC_TYPE_DOUBLE, &p, n, &o, &err), TC_BUFFER_TOO_SMALL,
+             NULL);
+      CHECK(p.data_size == pos);
+      p.data = data_p;
+      p.data_capacity = p.data_size;
+    }
+    memset(offs_s, 0x5A, (n + 1) * sizeof(int64_t));
+    memset(offs_p, 0x5A, (n + 1) * sizeof(int64_t));
+    EXPECT(tc_cast_to_arrow_strings(halves, TC_TYPE_DOUBLE, &s, n, NULL, &err), TC_OK, NULL);
+    EXPECT(tc_cast_to_arrow_strings(halves, TC_TYPE_DOUBLE, &p, n, &o, &err), TC_OK, NULL);
+    CHECK(s.data_size == pos && p.data_size == pos);
+    CHECK(memcmp(offs_s, offs_p, (n + 1) * (size_t)width) == 0);
+    CHECK(memcmp(data_s, data_p, pos) == 0);
+    CHECK(memcmp(data_p, want_text, pos) == 0);
+    ok = 1;
+    for (i = 0; i <= n && ok; ++i) ok = offset_at(offs_p, width, i) == (int64_t)want_offsets[i];
+    CHECK(ok);
+  }
+  /* int64 through the pool against C's own decimal spelling. */
+  {
+    int64_t* ints = (int64_t*)halves; /* same size */
+    tc_arrow_strings_out s, p;
+    pos = 0;
+    for (i = 0; i < n; ++i) {
+      ints[i] = ((int64_t)i - 25000) * INT64_C(360000000000007);
+      want_offsets[i] = pos;
+      pos += (size_t)sprintf(want_text + pos, "%" PRId64, ints[i]);
+    }
+    want_offsets[n] = pos;
+    s.struct_size = p.struct_size = sizeof s;
+    s.offsets = offs_s;
+    p.offsets = offs_p;
+    s.offset_width = p.offset_width = 8;
+    s.data = data_s;
+    p.data = data_p;
+    s.data_capacity = p.data_capacity = n * 33;
+    EXPECT(tc_cast_to_arrow_strings(ints, TC_TYPE_INT64, &s, n, NULL, &err), TC_OK, NULL);
+    EXPECT(tc_cast_to_arrow_strings(ints, TC_TYPE_INT64, &p, n, &o, &err), TC_OK, NULL);
+    CHECK(s.data_size == pos && p.data_size == pos);
+    CHECK(memcmp(offs_s, offs_p, (n + 1) * sizeof(int64_t)) == 0);
+    CHECK(memcmp(data_s, data_p, pos) == 0 && memcmp(data_p, want_text, pos) == 0);
+    ok = 1;
+    for (i = 0; i <= n && ok; ++i) ok = offs_p[i] == (int64_t)want_offsets[i];
+    CHECK(ok);
+  }
+  tc_thread_pool_destroy(pool);
+  free(texts);
+  free(offsets32);
+  free(offsets64);
+  free(validity);
+  free(serial);
+  free(parallel);
+  free(halves);
+  free(want_offsets);
+  free(want_text);
+  free(data_s);
+  free(data_p);
+  free(offs_s);
+  free(offs_p);
 }
 
 static void test_split(void) {
@@ -750,6 +1376,10 @@ int main(void) {
   test_numeric_cast();
   test_cast_errors();
   test_strings();
+  test_arrow_strings_from();
+  test_arrow_strings_from_empty_and_errors();
+  test_arrow_strings_to();
+  test_arrow_strings_pool();
   test_split();
   test_split_sizes();
   test_types();

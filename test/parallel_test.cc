@@ -1,21 +1,25 @@
 // Cast, CastLike and Split through a Runner give the same bytes as on one thread: every
 // numeric pair and option at counts just past the parallel threshold, strings (the first
-// bad element in index order is reported as serially), Split's row and chunk cuts,
-// runners that run tasks in reverse or shuffled order on several threads, a runner that
-// fails, the ThreadPool (concurrent calls, calls from inside its tasks, fork), and the C
-// API's options.
+// bad element in index order is reported as serially), Arrow's string layout both ways
+// (nulls, the first of a bad text and a null, roomy and exact output capacities), Split's
+// row and chunk cuts, runners that run tasks in reverse or shuffled order on several
+// threads, a runner that fails, the ThreadPool (concurrent calls, calls from inside its
+// tasks, fork), and the C API's options.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -190,6 +194,379 @@ TEST(ParallelCast, StringsBothWaysAndTheFirstBadElementInIndexOrder) {
   EXPECT_EQ(p.message(), s.message());
   EXPECT_EQ(p.elements_written(), 5000u);
   EXPECT_TRUE(std::equal(parallel.begin(), parallel.begin() + 5000, serial.begin()));
+}
+
+// ---- Arrow strings (tensorcast/strings.h) through a runner ------------------------------
+
+// Past the parallel threshold of string casts, several tasks (1024 elements each at this
+// size), odd and not a multiple of 64: the last task is partial and ends inside a byte of
+// the packed outputs.
+constexpr size_t kArrowCount = 5 * tuning::kParallelStringMinElements + 333;
+static_assert(kArrowCount % 2 == 1 && kArrowCount % 64 != 0, "a partial last task");
+
+// An Arrow column of `lead` elements ("lead", present) and then the texts, as utf8 and as
+// large_utf8; a null's slot holds its text (never read as a number).
+struct ArrowColumn {
+  std::vector<int32_t> offsets32;
+  std::vector<int64_t> offsets64;
+  std::string data;
+  Bytes validity;
+  size_t lead = 0;
+
+  ArrowColumn(const std::vector<std::string>& texts, const std::vector<bool>& present,
+              size_t lead_elements)
+      : lead(lead_elements) {
+    const size_t n = lead + texts.size();
+    offsets32.push_back(0);
+    offsets64.push_back(0);
+    validity.assign((n + 7) / 8, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const bool valid = i < lead || present[i - lead];
+      data += i < lead ? std::string("lead") : texts[i - lead];
+      if (valid) validity[i / 8] = static_cast<uint8_t>(validity[i / 8] | (1u << (i % 8)));
+      offsets32.push_back(static_cast<int32_t>(data.size()));
+      offsets64.push_back(static_cast<int64_t>(data.size()));
+    }
+  }
+
+  // The texts (after the lead) as an ArrowStrings sliced at `lead`.
+  ArrowStrings View(int width, NullPolicy policy) const {
+    ArrowStrings a;
+    a.offsets = width == 8 ? static_cast<const void*>(offsets64.data()) : offsets32.data();
+    a.offset_width = width;
+    a.data = data.data();
+    a.validity = validity.data();
+    a.offset = static_cast<int64_t>(lead);
+    a.null_policy = policy;
+    return a;
+  }
+};
+
+// A mix of spellings: shortest and 17-digit doubles over the whole range (the 128-bit fast
+// path, and the reference for |q| > 27), 9-digit floats, positional decimals, integers,
+// 25-digit texts with dropped digits, spaces, signed zeros, NaN and infinities, values
+// beyond the narrow formats' ranges.
+std::vector<std::string> NumberTexts(size_t count, unsigned seed) {
+  static const char* const kWords[] = {"nan",  "-inf", "Infinity", " 1.5 ", "\t-0\n", "1e-50",
+                                       "1e40", "448",  "465",      "0.25",  "-6.5",   "1e308"};
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> texts(count);
+  char buf[96];
+  for (std::string& t : texts) {
+    const uint64_t r = rng();
+    const double unit = static_cast<double>(r >> 11) * 0x1p-53;
+    switch (r % 8) {
+      case 0:
+        std::snprintf(buf, sizeof buf, "%.17g", (unit - 0.5) * std::pow(10.0, (r >> 3) % 17 - 8.0));
+        break;
+      case 1: std::snprintf(buf, sizeof buf, "%d", static_cast<int>(r % 601) - 300); break;
+      case 2: std::snprintf(buf, sizeof buf, "%.3f", (unit - 0.5) * 40); break;
+      case 3:
+        std::snprintf(buf, sizeof buf, "%.9g",
+                      static_cast<double>(static_cast<float>(unit * 1000 - 500)));
+        break;
+      case 4: std::snprintf(buf, sizeof buf, "%s", kWords[(r >> 3) % 12]); break;
+      case 5:
+        std::snprintf(buf, sizeof buf, "-%.24fe%d", unit * 9, static_cast<int>((r >> 3) % 9) - 4);
+        break;
+      case 6: {
+        uint64_t bits = rng() & 0x7FEFFFFFFFFFFFFFull;
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        std::snprintf(buf, sizeof buf, "%.17g", d);
+        break;
+      }
+      default:
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(r >> 24) - (1ll << 39));
+        break;
+    }
+    t = buf;
+  }
+  return texts;
+}
+
+// Element i of a buffer of `type` as a code (packed types: their bits).
+uint64_t Element(const Bytes& buf, DataType type, size_t i) {
+  const int bits = BitWidth(type);
+  if (bits == 4) return (buf[i / 2] >> (4 * (i % 2))) & 0xF;
+  if (bits == 2) return (buf[i / 4] >> (2 * (i % 4))) & 0x3;
+  uint64_t v = 0;
+  std::memcpy(&v, buf.data() + i * static_cast<size_t>(bits) / 8, static_cast<size_t>(bits) / 8);
+  return v;
+}
+
+// The first `n` elements of a and b are the same codes.
+bool SamePrefix(const Bytes& a, const Bytes& b, DataType type, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (Element(a, type, i) != Element(b, type, i)) return false;
+  }
+  return true;
+}
+
+const DataType kArrowTargets[] = {
+    DataType::kDouble,       DataType::kFloat,      DataType::kInt32, DataType::kFloat16,
+    DataType::kFloat8E4M3FN, DataType::kFloat4E2M1, DataType::kInt4};
+
+// Texts with every fifth element null (slots holding a word that is not a number, or
+// nothing): CastFromArrowStrings under NullPolicy::kZero through `runner` (each offset
+// width and target) gives the bytes of the serial call, and the runner is called.
+void ExpectArrowParsesLikeSerial(Runner* runner, std::atomic<size_t>* calls) {
+  std::vector<std::string> texts = NumberTexts(kArrowCount, 17);
+  std::vector<bool> present(kArrowCount, true);
+  for (size_t i = 2; i < kArrowCount; i += 5) {
+    present[i] = false;
+    texts[i] = i % 2 == 0 ? "null" : "";
+  }
+  const ArrowColumn column(texts, present, 5);
+  for (int width : {4, 8}) {
+    const ArrowStrings a = column.View(width, NullPolicy::kZero);
+    for (DataType t : kArrowTargets) {
+      Bytes want(StorageBytes(t, kArrowCount) + 1, 0xA5), got(want.size(), 0x5A);
+      got.back() = 0xA5;
+      const Status s = CastFromArrowStrings(a, want.data(), t, kArrowCount);
+      ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+      CastOptions o;
+      o.runner = runner;
+      const size_t before = calls != nullptr ? calls->load() : 0;
+      const Status p = CastFromArrowStrings(a, got.data(), t, kArrowCount, o);
+      ASSERT_TRUE(p.ok()) << DataTypeName(t) << ": " << p.message();
+      EXPECT_TRUE(got == want) << DataTypeName(t) << " offset_width " << width;
+      if (calls != nullptr) {
+        EXPECT_GT(calls->load(), before) << DataTypeName(t);
+      }
+      // Nulls are the zero code.
+      EXPECT_EQ(Element(got, t, 2), 0u) << DataTypeName(t);
+      EXPECT_EQ(Element(got, t, kArrowCount - 1 - (kArrowCount - 1 - 2) % 5), 0u);
+    }
+  }
+}
+
+TEST(ParallelArrowStrings, NullsAsZeroGiveTheSerialBytesForEveryKindOfTarget) {
+  OrderedRunner reverse;
+  OrderedRunner shuffled;
+  shuffled.order = OrderedRunner::kShuffled;
+  ExpectArrowParsesLikeSerial(&reverse.runner, &reverse.calls);
+  ExpectArrowParsesLikeSerial(&shuffled.runner, &shuffled.calls);
+}
+
+// A column without nulls but for `nulls`, with `bad` texts that are not numbers.
+ArrowColumn ColumnWithFaults(const std::vector<size_t>& bad, const std::vector<size_t>& nulls) {
+  std::vector<std::string> texts = NumberTexts(kArrowCount, 23);
+  std::vector<bool> present(kArrowCount, true);
+  for (size_t i : bad) texts[i] = "bad text " + std::to_string(i);
+  for (size_t i : nulls) present[i] = false;
+  return ArrowColumn(texts, present, 3);
+}
+
+// CastFromArrowStrings under NullPolicy::kError through the runner reports what the serial
+// call reports (code, message, elements_written == `first`, the message naming element
+// `first` and `what`) with the elements before `first` equal to the serial call's.
+void ExpectFirstFault(const ArrowColumn& column, size_t first, const std::string& what,
+                      Runner* runner) {
+  for (int width : {4, 8}) {
+    const ArrowStrings a = column.View(width, NullPolicy::kError);
+    for (DataType t :
+         {DataType::kDouble, DataType::kFloat4E2M1, DataType::kInt32, DataType::kFloat8E4M3FN}) {
+      Bytes want(StorageBytes(t, kArrowCount), 0xA5), got(want.size(), 0x5A);
+      const Status s = CastFromArrowStrings(a, want.data(), t, kArrowCount);
+      CastOptions o;
+      o.runner = runner;
+      const Status p = CastFromArrowStrings(a, got.data(), t, kArrowCount, o);
+      const std::string where = std::string(DataTypeName(t)) + " offset_width " +
+                                std::to_string(width) + ": " + p.message();
+      EXPECT_EQ(s.code(), StatusCode::kParseError) << where;
+      EXPECT_EQ(p.code(), StatusCode::kParseError) << where;
+      EXPECT_EQ(p.message(), s.message()) << where;
+      EXPECT_EQ(s.elements_written(), first) << where;
+      EXPECT_EQ(p.elements_written(), first) << where;
+      EXPECT_NE(p.message().find("element " + std::to_string(first) + ":"), std::string::npos)
+          << where;
+      EXPECT_NE(p.message().find(what), std::string::npos) << where;
+      EXPECT_TRUE(SamePrefix(got, want, t, first)) << where;
+    }
+  }
+}
+
+TEST(ParallelArrowStrings, TheFirstOfTwoBadTextsInIndexOrderIsReported) {
+  OrderedRunner reverse;
+  OrderedRunner shuffled;
+  shuffled.order = OrderedRunner::kShuffled;
+  // Different tasks; 2065 is odd (mid-byte in packed outputs), the later one is in the
+  // last, partial task, which the reverse runner runs first.
+  const ArrowColumn column = ColumnWithFaults({kArrowCount - 10, 2065}, {});
+  ExpectFirstFault(column, 2065, "bad text 2065", &reverse.runner);
+  ExpectFirstFault(column, 2065, "bad text 2065", &shuffled.runner);
+  EXPECT_GT(reverse.calls.load(), 0u);
+  EXPECT_GT(shuffled.calls.load(), 0u);
+}
+
+TEST(ParallelArrowStrings, ANullUnderErrorPolicyAndABadTextTheFirstInIndexOrderIsReported) {
+  OrderedRunner reverse;
+  OrderedRunner shuffled;
+  shuffled.order = OrderedRunner::kShuffled;
+  for (Runner* r : {&reverse.runner, &shuffled.runner}) {
+    // A bad text, then a null in a later task.
+    ExpectFirstFault(ColumnWithFaults({3001}, {9001}), 3001, "cannot parse", r);
+    // A null, then a bad text in a later task.
+    ExpectFirstFault(ColumnWithFaults({9001}, {3001}), 3001, "null", r);
+    // Both in the same task, the null first.
+    ExpectFirstFault(ColumnWithFaults({3100}, {3099}), 3099, "null", r);
+  }
+}
+
+// Numeric sources of every formatting path: DOUBLE and FLOAT over all bit patterns (NaN,
+// infinities, subnormals, both layouts), INT64, INT32, FLOAT16 and INT4 (the generic
+// formatter), BOOL.
+std::vector<std::pair<DataType, Bytes>> FormatSources() {
+  std::vector<std::pair<DataType, Bytes>> sources;
+  unsigned seed = 31;
+  for (DataType t : {DataType::kDouble, DataType::kFloat, DataType::kInt64, DataType::kInt32,
+                     DataType::kFloat16, DataType::kInt4, DataType::kBool}) {
+    sources.emplace_back(t, Source(t, kArrowCount, seed++));
+  }
+  // Typical doubles as well: values printed positionally.
+  Bytes typical(8 * kArrowCount);
+  for (size_t i = 0; i < kArrowCount; ++i) {
+    const double v = (static_cast<double>(i) - 9000.0) * 0.37;
+    std::memcpy(typical.data() + 8 * i, &v, 8);
+  }
+  sources.emplace_back(DataType::kDouble, typical);
+  return sources;
+}
+
+// One CastToArrowStrings output.
+struct ArrowOut {
+  Bytes offsets;
+  std::string data;
+  Status status;
+  size_t data_size = 0;
+};
+
+int64_t OffsetAt(const ArrowOut& out, int width, size_t i) {
+  if (width == 8) {
+    int64_t v;
+    std::memcpy(&v, out.offsets.data() + 8 * i, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, out.offsets.data() + 4 * i, 4);
+  return v;
+}
+
+// CastToArrowStrings into `capacity` bytes (data null when 0) plus 64 guard bytes, and
+// count + 1 offsets plus 8 guard bytes; the guards must stay untouched.
+ArrowOut FormatArrow(const Bytes& src, DataType type, int width, size_t capacity,
+                     const Runner* runner) {
+  ArrowOut r;
+  r.offsets.assign((kArrowCount + 1) * static_cast<size_t>(width) + 8, 0x5A);
+  r.data.assign(capacity + 64, '#');
+  ArrowStringsOut out;
+  out.offsets = r.offsets.data();
+  out.offset_width = width;
+  out.data = capacity == 0 ? nullptr : &r.data[0];
+  out.data_capacity = capacity;
+  CastOptions o;
+  o.runner = runner;
+  r.status = CastToArrowStrings(src.data(), type, &out, kArrowCount, o);
+  r.data_size = out.data_size;
+  EXPECT_EQ(r.data.substr(capacity), std::string(64, '#')) << "wrote past data_capacity";
+  EXPECT_EQ(Bytes(r.offsets.end() - 8, r.offsets.end()), Bytes(8, 0x5A))
+      << "wrote past count + 1 offsets";
+  return r;
+}
+
+// CastToArrowStrings through `runner` with a roomy capacity (33 bytes per element: every
+// text at its longest), with exactly the size a query (through the runner) reports, and
+// one byte less, gives the serial call's offsets, data and data_size for both widths.
+void ExpectArrowFormatsLikeSerial(const Runner* runner) {
+  for (const auto& [type, src] : FormatSources()) {
+    for (int width : {4, 8}) {
+      const std::string where =
+          std::string(DataTypeName(type)) + " offset_width " + std::to_string(width);
+      const ArrowOut want = FormatArrow(src, type, width, 33 * kArrowCount, nullptr);
+      ASSERT_TRUE(want.status.ok()) << where << ": " << want.status.message();
+      const size_t size = want.data_size;
+      ASSERT_GT(size, 0u);
+      const auto same = [&](const ArrowOut& got, const char* how) {
+        ASSERT_TRUE(got.status.ok()) << where << " " << how << ": " << got.status.message();
+        EXPECT_EQ(got.data_size, size) << where << " " << how;
+        if (got.offsets != want.offsets) {
+          size_t i = 0;
+          while (OffsetAt(got, width, i) == OffsetAt(want, width, i)) ++i;
+          ADD_FAILURE() << where << " " << how << ": offset " << i << " is "
+                        << OffsetAt(got, width, i) << ", serial " << OffsetAt(want, width, i);
+        }
+        EXPECT_EQ(got.data.compare(0, size, want.data, 0, size), 0)
+            << where << " " << how << ": data differs";
+      };
+      same(FormatArrow(src, type, width, 33 * kArrowCount, runner), "roomy");
+      // The size query.
+      const ArrowOut query = FormatArrow(src, type, width, 0, runner);
+      EXPECT_EQ(query.status.code(), StatusCode::kBufferTooSmall) << where;
+      EXPECT_EQ(query.data_size, size) << where;
+      EXPECT_EQ(query.offsets, Bytes(query.offsets.size(), 0x5A)) << where;
+      same(FormatArrow(src, type, width, size, runner), "exact capacity");
+      const ArrowOut short_by_one = FormatArrow(src, type, width, size - 1, runner);
+      EXPECT_EQ(short_by_one.status.code(), StatusCode::kBufferTooSmall) << where;
+      EXPECT_EQ(short_by_one.data_size, size) << where;
+      EXPECT_EQ(short_by_one.data, std::string(size - 1 + 64, '#')) << where;
+      EXPECT_EQ(short_by_one.offsets, Bytes(short_by_one.offsets.size(), 0x5A)) << where;
+    }
+  }
+}
+
+TEST(ParallelArrowStrings, OutputsGiveTheSerialOffsetsAndDataRoomyAndExact) {
+  OrderedRunner reverse;
+  OrderedRunner shuffled;
+  shuffled.order = OrderedRunner::kShuffled;
+  ExpectArrowFormatsLikeSerial(&reverse.runner);
+  ExpectArrowFormatsLikeSerial(&shuffled.runner);
+  EXPECT_GT(reverse.calls.load(), 0u);
+  EXPECT_GT(shuffled.calls.load(), 0u);
+}
+
+// A runner that runs some tasks and then returns non-zero: the library runs every task
+// again on the calling thread, so every task must be idempotent, and the call gives the
+// serial results.
+TEST(ParallelArrowStrings, AFailingRunnerStillGivesTheSerialBytesFromStrings) {
+  FailingRunner r;
+  ExpectArrowParsesLikeSerial(&r.runner, nullptr);
+  const ArrowColumn column = ColumnWithFaults({kArrowCount - 10, 2065}, {});
+  ExpectFirstFault(column, 2065, "bad text 2065", &r.runner);
+}
+
+TEST(ParallelArrowStrings, AFailingRunnerStillGivesTheSerialOffsetsAndData) {
+  FailingRunner r;
+  ExpectArrowFormatsLikeSerial(&r.runner);
+}
+
+// The same contract for the C API's arena (tc_cast_ex into STRING): with a capacity that
+// holds every text at its longest and a runner that fails after running some tasks, the
+// views are the serial call's (the same places in the arena).
+TEST(ParallelCApi, AFailingRunnerStillGivesTheSerialArenaViews) {
+  FailingRunner r;
+  tc_runner runner{&r, r.runner.run};
+  tc_options o = TC_OPTIONS_INIT;
+  o.runner = &runner;
+  const Bytes src = Source(DataType::kDouble, kArrowCount, 41);
+  std::vector<tc_string_view> want(kArrowCount), got(kArrowCount);
+  std::string want_data(40 * kArrowCount, '#'), got_data(want_data);
+  tc_string_arena a{&want_data[0], want_data.size(), want.data(), 0};
+  tc_string_arena b{&got_data[0], got_data.size(), got.data(), 0};
+  ASSERT_EQ(
+      tc_cast_ex(src.data(), TC_TYPE_DOUBLE, &a, TC_TYPE_STRING, kArrowCount, nullptr, nullptr),
+      TC_OK);
+  ASSERT_EQ(tc_cast_ex(src.data(), TC_TYPE_DOUBLE, &b, TC_TYPE_STRING, kArrowCount, &o, nullptr),
+            TC_OK);
+  EXPECT_EQ(a.size, b.size);
+  size_t mismatches = 0, first = kArrowCount;
+  for (size_t i = 0; i < kArrowCount; ++i) {
+    if (want[i].data - want_data.data() != got[i].data - got_data.data() ||
+        want[i].size != got[i].size) {
+      if (mismatches++ == 0) first = i;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "first view that differs: " << first;
 }
 
 // Split through a runner vs one thread, for one shape and sizes along `axis`.

@@ -116,7 +116,7 @@ typedef enum tc_data_type {
 
 #define TC_MAX_TYPE_CODE 26
 
-/* Status codes, returned as int. 0..5 are tensorcast::StatusCode. */
+/* Status codes, returned as int: the values of tensorcast::StatusCode. */
 typedef enum tc_status {
   TC_OK = 0,
   TC_INVALID_ARGUMENT = 1, /* null pointer, unknown type code, bad option, bad Split sizes */
@@ -124,7 +124,8 @@ typedef enum tc_status {
   TC_PARSE_ERROR = 3,      /* a string element that is not a number; see elements_written */
   TC_OVERFLOW = 4,         /* a byte count that does not fit in size_t */
   TC_INTERNAL = 5,         /* out of memory, or a bug */
-  TC_BUFFER_TOO_SMALL = 6  /* C API only: a tc_string_arena too small; see arena->size */
+  TC_BUFFER_TOO_SMALL = 6  /* an output for texts too small: a tc_string_arena (see arena->size)
+                              or Arrow data (see data_size) */
 } tc_status;
 
 /* Cast-24 `round_mode`, for FLOAT8E8M0 targets (ignored by other targets). */

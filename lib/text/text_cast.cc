@@ -539,7 +539,12 @@ Status FormatToBuffer(const void* src, DataType type, TextBuffer* dst, size_t co
     for (size_t t = 1; t < tasks; ++t) {
       std::memmove(dst->data + base[t], dst->data + part_start(t) * bound, bytes[t]);
     }
+    // Rebasing adds to what the first pass wrote, so each part is rebased once even when
+    // a failing runner makes the calling thread run every task again.
+    std::unique_ptr<std::atomic<bool>[]> rebased(new std::atomic<bool>[tasks]);
+    for (size_t t = 0; t < tasks; ++t) rebased[t].store(false, std::memory_order_relaxed);
     auto rebase = [&](size_t t) {
+      if (rebased[t].exchange(true)) return;
       const size_t s = part_start(t), n = part_count(t);
       if (arena) {
         const ptrdiff_t shift = static_cast<ptrdiff_t>(base[t]) - static_cast<ptrdiff_t>(s * bound);

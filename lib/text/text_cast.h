@@ -46,7 +46,7 @@ Status CheckArrowOffsets(const ArrowStrings& src, size_t count);
 // Numeric `type` -> texts in one buffer: Arrow (offsets + data) or, with `views`, the C
 // API's arena (each text followed by a NUL, views[i] pointing at it). `data_size` receives
 // the bytes used, or required when the capacity is too small (then nothing else is
-// written and the Status is kOutOfRange). int32 offsets beyond INT32_MAX: kOverflow.
+// written and the Status is kBufferTooSmall). int32 offsets beyond INT32_MAX: kOverflow.
 struct TextBuffer {
   void* offsets = nullptr;  // Arrow: count + 1 entries of offset_width bytes
   int offset_width = 4;

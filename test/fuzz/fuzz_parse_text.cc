@@ -10,6 +10,17 @@
 //   ties to the even code, beyond MAX be the saturated or infinite code, and a NaN the
 //   format's NaN code; FLOAT8E8M0 must be the smallest power of two at or above |x|;
 //   integers the value truncated toward zero and saturated; BOOL non-zero -> 1.
+// And, through Arrow's string layout (tensorcast/strings.h):
+// - the input split into several texts (at commas, or in two halves without one), behind
+//   a few lead elements (a sliced array, offset > 0), with a validity bitmap taken from
+//   the input's bytes or none, NullPolicy kZero or kError, int32 or int64 offsets (one of
+//   these eight variants per input, by a hash of it): CastFromArrowStrings gives, for
+//   every target, the codes that Cast gives for the same texts as std::string elements
+//   (a null as "0" under kZero, as a text that is not a number under kError), the same
+//   status and the same index of the first bad element;
+// - DOUBLE and FLOAT values read from the input's bytes: CastToArrowStrings (a size query,
+//   then exactly that capacity, both offset widths) writes Cast's texts, and
+//   CastFromArrowStrings reads them back to the same bits (a NaN to a NaN).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -254,6 +265,182 @@ void Fail(const char* what, const std::string& text) {
   std::abort();
 }
 
+// ---- Arrow strings --------------------------------------------------------------------
+
+// Element i of a buffer of `bits`-wide codes (packed types: their bits).
+uint64_t CodeAt(const std::vector<uint8_t>& buf, int bits, size_t i) {
+  if (bits == 4) return (buf[i / 2] >> (4 * (i % 2))) & 0xF;
+  if (bits == 2) return (buf[i / 4] >> (2 * (i % 4))) & 0x3;
+  uint64_t v = 0;
+  std::memcpy(&v, buf.data() + i * static_cast<size_t>(bits) / 8, static_cast<size_t>(bits) / 8);
+  return v;
+}
+
+// The texts of the Arrow check: the whole input, then its comma-separated pieces (or its
+// two halves when it has no comma).
+std::vector<std::string> SplitTexts(const std::string& text) {
+  std::vector<std::string> texts = {text};
+  if (text.find(',') == std::string::npos) {
+    texts.push_back(text.substr(0, text.size() / 2));
+    texts.push_back(text.substr(text.size() / 2));
+    return texts;
+  }
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = text.find(',', begin);
+    texts.push_back(
+        text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return texts;
+}
+
+// An Arrow column of `lead` elements that are not numbers ("lead!") and then the texts.
+// Validity bit k is bit (k % 8) of input byte (k / 8) % size, counted from the end.
+struct ArrowColumn {
+  std::vector<int32_t> offsets32;
+  std::vector<int64_t> offsets64;
+  std::string data;
+  std::vector<uint8_t> validity;
+  size_t lead = 0;
+};
+
+ArrowColumn MakeColumn(const std::vector<std::string>& texts, size_t lead, const uint8_t* bytes,
+                       size_t size) {
+  ArrowColumn c;
+  c.lead = lead;
+  c.offsets32.push_back(0);
+  c.offsets64.push_back(0);
+  const size_t n = lead + texts.size();
+  for (size_t i = 0; i < n; ++i) {
+    c.data += i < lead ? std::string("lead!") : texts[i - lead];
+    c.offsets32.push_back(static_cast<int32_t>(c.data.size()));
+    c.offsets64.push_back(static_cast<int64_t>(c.data.size()));
+  }
+  c.validity.resize((n + 7) / 8);
+  for (size_t j = 0; j < c.validity.size(); ++j) c.validity[j] = bytes[size - 1 - j % size];
+  return c;
+}
+
+bool IsNull(const ArrowColumn& c, bool use_validity, size_t i) {
+  const size_t k = c.lead + i;
+  return use_validity && ((c.validity[k / 8] >> (k % 8)) & 1) == 0;
+}
+
+// One of the eight variants of the Arrow check (bitmap or none, null policy, offset
+// width), chosen by a hash of the input so that an input always takes the same one.
+unsigned Variant(const std::string& input) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (char ch : input) h = (h ^ static_cast<uint8_t>(ch)) * 16777619u;
+  return (h ^ (h >> 16)) & 7;
+}
+
+// CastFromArrowStrings of the column against Cast of the same texts as std::string.
+void CheckArrowAgainstStrings(const std::vector<std::string>& texts, const ArrowColumn& c,
+                              DataType type, unsigned variant, const std::string& input) {
+  const size_t n = texts.size();
+  const int bits = tensorcast::BitWidth(type);
+  const bool use_validity = (variant & 1) != 0;
+  const tensorcast::NullPolicy policy =
+      (variant & 2) != 0 ? tensorcast::NullPolicy::kZero : tensorcast::NullPolicy::kError;
+  const int width = (variant & 4) != 0 ? 8 : 4;
+  // The std::string texts: a null is "0" (the zero code of every target with the default
+  // options) under kZero, a text that is not a number under kError.
+  std::vector<std::string> strings = texts;
+  for (size_t i = 0; i < n; ++i) {
+    if (IsNull(c, use_validity, i)) {
+      strings[i] = policy == tensorcast::NullPolicy::kZero ? "0" : "null";
+    }
+  }
+  std::vector<uint8_t> want(tensorcast::StorageBytes(type, n), 0xA5);
+  const tensorcast::Status ws =
+      tensorcast::Cast(strings.data(), DataType::kString, want.data(), type, n);
+  tensorcast::ArrowStrings a;
+  a.offsets = width == 8 ? static_cast<const void*>(c.offsets64.data()) : c.offsets32.data();
+  a.offset_width = width;
+  a.data = c.data.data();
+  a.validity = use_validity ? c.validity.data() : nullptr;
+  a.offset = static_cast<int64_t>(c.lead);
+  a.null_policy = policy;
+  std::vector<uint8_t> got(want.size(), 0x5A);
+  const tensorcast::Status gs = tensorcast::CastFromArrowStrings(a, got.data(), type, n);
+  if (gs.code() != ws.code()) Fail("Arrow: another status than Cast of the texts", input);
+  if (gs.ok()) {
+    if (got != want) Fail("Arrow: other codes than Cast of the texts", input);
+    return;
+  }
+  if (gs.code() != tensorcast::StatusCode::kParseError) Fail("Arrow: not a parse error", input);
+  const size_t bad = ws.elements_written();
+  if (gs.elements_written() != bad) Fail("Arrow: another first bad element", input);
+  if (gs.message().find("element " + std::to_string(bad) + ":") == std::string::npos) {
+    Fail("Arrow: the message does not name the first bad element", input);
+  }
+  for (size_t i = 0; i < bad; ++i) {
+    if (CodeAt(got, bits, i) != CodeAt(want, bits, i)) {
+      Fail("Arrow: an element before the first bad one differs", input);
+    }
+  }
+}
+
+// DOUBLE or FLOAT values -> Arrow strings -> the same type.
+template <typename T>
+void CheckRoundTrip(const std::vector<T>& values, DataType type, const std::string& input) {
+  const size_t n = values.size();
+  if (n == 0) return;
+  std::vector<std::string> strings(n);
+  if (!tensorcast::Cast(values.data(), type, strings.data(), DataType::kString, n).ok()) {
+    Fail("round trip: Cast to STRING failed", input);
+  }
+  for (int width : {4, 8}) {
+    std::vector<int64_t> offsets(n + 1, -7);  // room for either width
+    tensorcast::ArrowStringsOut out;
+    out.offsets = offsets.data();
+    out.offset_width = width;
+    tensorcast::Status s = tensorcast::CastToArrowStrings(values.data(), type, &out, n);
+    if (s.code() != tensorcast::StatusCode::kBufferTooSmall) Fail("round trip: size query", input);
+    if (offsets[0] != -7) Fail("round trip: the size query wrote offsets", input);
+    std::string data(out.data_size, '#');
+    out.data = &data[0];
+    out.data_capacity = data.size();
+    s = tensorcast::CastToArrowStrings(values.data(), type, &out, n);
+    if (!s.ok() || out.data_size != data.size()) Fail("round trip: exact capacity", input);
+    const auto offset = [&](size_t i) -> size_t {
+      if (width == 8) return static_cast<size_t>(offsets[i]);
+      int32_t v;
+      std::memcpy(&v, reinterpret_cast<const char*>(offsets.data()) + 4 * i, 4);
+      return static_cast<size_t>(v);
+    };
+    if (offset(0) != 0 || offset(n) != data.size()) Fail("round trip: first or last offset", input);
+    for (size_t i = 0; i < n; ++i) {
+      if (offset(i) > offset(i + 1) ||
+          data.compare(offset(i), offset(i + 1) - offset(i), strings[i]) != 0) {
+        Fail("round trip: another text than Cast to STRING", input);
+      }
+    }
+    tensorcast::ArrowStrings a;
+    a.offsets = offsets.data();
+    a.offset_width = width;
+    a.data = data.data();
+    std::vector<T> back(n);
+    if (!tensorcast::CastFromArrowStrings(a, back.data(), type, n).ok()) {
+      Fail("round trip: the texts do not parse", input);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const bool same = std::isnan(values[i]) ? std::isnan(back[i])
+                                              : std::memcmp(&values[i], &back[i], sizeof(T)) == 0;
+      if (!same) Fail("round trip: other bits back", input);
+    }
+  }
+}
+
+template <typename T>
+std::vector<T> ValuesOf(const uint8_t* data, size_t size) {
+  std::vector<T> v(size / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), data, v.size() * sizeof(T));
+  return v;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -261,9 +448,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::string core;
   const bool ok = Accepted(text, &core) && text.find('\0') == std::string::npos;
+  const std::vector<std::string> texts = SplitTexts(text);
+  const unsigned variant = Variant(text);
+  const ArrowColumn column = size == 0
+                                 ? MakeColumn(texts, 1, reinterpret_cast<const uint8_t*>("\xFF"), 1)
+                                 : MakeColumn(texts, 1 + size % 3, data, size);
+  CheckRoundTrip(ValuesOf<double>(data, size), DataType::kDouble, text);
+  CheckRoundTrip(ValuesOf<float>(data, size), DataType::kFloat, text);
   for (int code = 1; code <= tensorcast::kMaxDataTypeCode; ++code) {
     const auto type = static_cast<DataType>(code);
     if (!tensorcast::IsCastable(type) || type == DataType::kString) continue;
+    CheckArrowAgainstStrings(texts, column, type, variant, text);
     // BOOL also takes "true" / "false" in any case.
     const bool accept = ok || (type == DataType::kBool && text.find('\0') == std::string::npos &&
                                (EqualsIgnoreCase(core, "true") || EqualsIgnoreCase(core, "false")));
