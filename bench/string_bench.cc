@@ -8,6 +8,9 @@
 //                  of 1-12 digits. x_float: the FromText/FLOAT time of the same run over
 //                  this row's time (the strings issue asks the narrow formats for >= 1/1.5).
 //   ToText/SRC     1M values -> texts (capacity for every text at its longest).
+//   Threads/...    FromText/DOUBLE and ToText/DOUBLE on a ThreadPool (--threads=N, default
+//                  the CPUs this process may use) with x_1thread, the one-thread time of
+//                  the same row over the pool's.
 //   Copy/TEXT      memcpy of the same text bytes: the floor that no parser goes below.
 //
 // The same data as bench/peers.py's string pairs, where pyarrow runs next to tensorcast.
@@ -79,7 +82,8 @@ const Column& IntegerTexts() {
     std::mt19937_64 rng(2);
     for (size_t i = 0; i < g_elements; ++i) {
       const auto digits = static_cast<int>(rng() % 12);
-      const auto v = static_cast<int64_t>(rng() % static_cast<uint64_t>(std::pow(10.0, digits + 1)));
+      const auto v =
+          static_cast<int64_t>(rng() % static_cast<uint64_t>(std::pow(10.0, digits + 1)));
       col.Add(buf, std::to_chars(buf, buf + 64, (rng() & 1) != 0 ? v : -v).ptr);
     }
     return col;
@@ -138,7 +142,8 @@ void BM_FromText(benchmark::State& state, DataType t) {
     best = std::min(best, secs);
   }
   if (IsFloat(t) && t != DataType::kDouble && t != DataType::kFloat) {
-    for (int r = 0; r < 5; ++r) best_float = std::min(best_float, ParseSeconds(c, DataType::kFloat, &f32));
+    for (int r = 0; r < 5; ++r)
+      best_float = std::min(best_float, ParseSeconds(c, DataType::kFloat, &f32));
     state.counters["x_float"] = best_float / best;
   }
   state.counters["ns_per_element"] = best / static_cast<double>(n) * 1e9;
@@ -175,6 +180,57 @@ void BM_ToText(benchmark::State& state, DataType t) {
   state.counters["ns_per_element"] = best / static_cast<double>(v.size()) * 1e9;
 }
 
+// FromText/DOUBLE and ToText/DOUBLE on a ThreadPool of --threads=N threads (default: the
+// CPUs this process may use) against one thread, in the same row (x_1thread).
+size_t g_threads = 0;
+
+void BM_Threads(benchmark::State& state, bool to_text) {
+  tensorcast::ThreadPool pool(g_threads);
+  tensorcast::CastOptions parallel;
+  parallel.runner = pool.runner();
+  const Column& c = DoubleTexts();
+  const size_t n = c.offsets.size() - 1;
+  std::vector<double> values(n);
+  std::vector<int64_t> offsets(n + 1);
+  std::string data(n * 48, '\0');
+  tensorcast::ArrowStrings in;
+  in.offsets = c.offsets.data();
+  in.data = c.data.data();
+  const auto run = [&](const tensorcast::CastOptions& o) {
+    const auto start = std::chrono::steady_clock::now();
+    tensorcast::Status s;
+    if (to_text) {
+      tensorcast::ArrowStringsOut out;
+      out.offsets = offsets.data();
+      out.offset_width = 8;
+      out.data = data.data();
+      out.data_capacity = data.size();
+      s = tensorcast::CastToArrowStrings(values.data(), DataType::kDouble, &out, n, o);
+    } else {
+      s = tensorcast::CastFromArrowStrings(in, values.data(), DataType::kDouble, n, o);
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return s.ok() ? secs : -1.0;
+  };
+  // The values: the texts parsed (ToText formats them back).
+  if (!tensorcast::CastFromArrowStrings(in, values.data(), DataType::kDouble, n).ok() ||
+      run(tensorcast::CastOptions()) < 0) {
+    state.SkipWithError("cast failed");
+    return;
+  }
+  double best = 1e30, best_one = 1e30;
+  for (auto _ : state) {
+    const double secs = run(parallel);
+    state.SetIterationTime(secs);
+    best = std::min(best, secs);
+    best_one = std::min(best_one, run(tensorcast::CastOptions()));
+  }
+  state.counters["ns_per_element"] = best / static_cast<double>(n) * 1e9;
+  state.counters["x_1thread"] = best_one / best;
+  state.SetLabel(std::to_string(pool.num_threads()) + " threads");
+}
+
 void BM_CopyText(benchmark::State& state) {
   const Column& c = DoubleTexts();
   std::string copy(c.data.size(), '\0');
@@ -192,13 +248,12 @@ void BM_CopyText(benchmark::State& state) {
 }
 
 void Register() {
-  const DataType from[] = {DataType::kDouble,          DataType::kFloat,
-                           DataType::kFloat16,         DataType::kBfloat16,
-                           DataType::kFloat8E4M3FN,    DataType::kFloat8E4M3FNUZ,
-                           DataType::kFloat8E5M2,      DataType::kFloat8E5M2FNUZ,
-                           DataType::kFloat8E8M0,      DataType::kFloat4E2M1,
-                           DataType::kInt64,           DataType::kInt32,
-                           DataType::kUint8};
+  const DataType from[] = {
+      DataType::kDouble,     DataType::kFloat,          DataType::kFloat16,
+      DataType::kBfloat16,   DataType::kFloat8E4M3FN,   DataType::kFloat8E4M3FNUZ,
+      DataType::kFloat8E5M2, DataType::kFloat8E5M2FNUZ, DataType::kFloat8E8M0,
+      DataType::kFloat4E2M1, DataType::kInt64,          DataType::kInt32,
+      DataType::kUint8};
   for (DataType t : from) {
     benchmark::RegisterBenchmark((std::string("FromText/") + tensorcast::DataTypeName(t)).c_str(),
                                  BM_FromText, t)
@@ -213,6 +268,14 @@ void Register() {
         ->Iterations(5)
         ->Unit(benchmark::kMillisecond);
   }
+  benchmark::RegisterBenchmark("Threads/FromText/DOUBLE", BM_Threads, false)
+      ->UseManualTime()
+      ->Iterations(5)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Threads/ToText/DOUBLE", BM_Threads, true)
+      ->UseManualTime()
+      ->Iterations(5)
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("Copy/TEXT", BM_CopyText)
       ->UseManualTime()
       ->Iterations(5)
@@ -224,6 +287,7 @@ void Register() {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--elements=", 11) == 0) g_elements = std::stoull(argv[i] + 11);
+    if (std::strncmp(argv[i], "--threads=", 10) == 0) g_threads = std::stoull(argv[i] + 10);
   }
   Register();
   benchmark::Initialize(&argc, argv);
