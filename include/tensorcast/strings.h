@@ -54,7 +54,9 @@ struct ArrowStringsOut {
 
 // `count` elements of the numeric `src_type` -> Arrow strings (numpy str() spellings).
 // Too small a data_capacity: kBufferTooSmall with data_size = the bytes required, and
-// nothing else written (data_capacity 0 with data null is a size query). offset_width 4
+// nothing else written (data_capacity 0 with data null is a size query). No number's text
+// is longer than 32 bytes: a data_capacity of at least 32 per element is filled in one
+// pass, a smaller one is measured first (about 1.7x the time). offset_width 4
 // and more than INT32_MAX bytes of text: kOverflow (never a wrapped offset).
 Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* dst, size_t count,
                           const CastOptions& options = CastOptions());

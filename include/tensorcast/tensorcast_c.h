@@ -49,7 +49,9 @@
  *   receives the bytes used. When the arena is too small the call returns
  *   TC_BUFFER_TOO_SMALL, sets arena->size to the bytes required and writes nothing
  *   else: allocate that much and call again (capacity 0 with data NULL is a valid size
- *   query). The views point into the caller's arena; nothing has to be freed.
+ *   query). The views point into the caller's arena; nothing has to be freed. No
+ *   number's text is longer than 32 bytes: an arena of at least 33 bytes per element is
+ *   filled in one pass, a smaller one is measured first (about 1.7x the time).
  * - tc_split of STRING copies the views themselves (16 bytes each on 64-bit systems):
  *   the outputs point into the same bytes as the source views, no text is copied, so
  *   the source bytes must outlive the outputs.
