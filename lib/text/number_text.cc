@@ -163,20 +163,18 @@ template <int kMant, int kExpBits>
 bool RoundNearest(const Scaled& s, uint64_t* bits) {
   constexpr int kDrop = 63 - kMant;
   constexpr uint64_t kHalf = uint64_t{1} << (kDrop - 1);
-  uint64_t m = s.m >> kDrop;
-  const uint64_t rem = s.m & ((uint64_t{1} << kDrop) - 1);
-  int exp = s.e + 63;  // value = 1.f * 2^exp before rounding
-  if (rem > kHalf || (rem == kHalf && (s.sticky || (m & 1) != 0))) {
-    ++m;
-    if (m >> (kMant + 1) != 0) {
-      m >>= 1;
-      ++exp;
-    }
-  }
   constexpr int kBias = (1 << (kExpBits - 1)) - 1;
-  if (exp > kBias) return false;
+  const uint64_t m = s.m >> kDrop;  // kMant + 1 bits, the leading one included
+  const uint64_t rem = s.m & ((uint64_t{1} << kDrop) - 1);
+  const int exp = s.e + 63;           // value = 1.f * 2^exp before rounding
   if (exp < 1 - kBias) return false;  // not reached for Scale's range
-  *bits = (static_cast<uint64_t>(exp + kBias) << kMant) | (m & ((uint64_t{1} << kMant) - 1));
+  // The leading one adds 1 to the exponent field, and a carry out of the rounded
+  // significand another: the bits come out right without a branch.
+  const uint64_t up = static_cast<uint64_t>(rem > kHalf) |
+                      (static_cast<uint64_t>(rem == kHalf) & (static_cast<uint64_t>(s.sticky) | m));
+  const uint64_t b = (static_cast<uint64_t>(exp + kBias - 1) << kMant) + m + (up & 1);
+  if ((b >> kMant) >= (uint64_t{1} << kExpBits) - 1) return false;  // overflow
+  *bits = b;
   return true;
 }
 
