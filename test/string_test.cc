@@ -794,8 +794,14 @@ TEST(StringLimits, NonUtf8BytesAreCopiedAndAreParseErrorsInNumbers) {
       const Status s = Cast(&text, DT::kString, dst.data(), t, 1);
       EXPECT_EQ(s.code(), StatusCode::kParseError) << DataTypeName(t);
       EXPECT_EQ(dst, Bytes(StorageBytes(t, 1), 0xA5)) << DataTypeName(t);
+      // The message quotes the bytes that are not UTF-8 escaped: here it is ASCII.
+      for (char c : s.message()) {
+        EXPECT_TRUE(c >= 0x20 && c < 0x7F) << "byte " << static_cast<int>(c) << " in message";
+      }
     }
   }
+  const Status s = Cast(&src[0], DT::kString, copy.data(), DT::kFloat, 1);
+  EXPECT_NE(s.message().find("\"\\xff\\xfe\\x80\""), std::string::npos) << s.message();
 }
 
 TEST(StringLimits, AMebibyteOfDigitsIsRoundedOnceFromTheText) {

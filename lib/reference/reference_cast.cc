@@ -172,21 +172,59 @@ bool ParseElement(std::string_view s, DataType type, Kind kind, int bits,
   return true;
 }
 
+// The length of the valid UTF-8 sequence that starts at byte i of s (no overlong form,
+// no surrogate, at most U+10FFFF), or 0.
+size_t Utf8Length(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1Fu;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0Fu;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const auto d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3Fu);
+  }
+  static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  return n;
+}
+
 std::string Quote(std::string_view s) {
   constexpr size_t kMax = 64;
+  static const char kHex[] = "0123456789abcdef";
   std::string q = "\"";
-  for (size_t i = 0; i < s.size() && i < kMax; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7F || c == '"' || c == '\\') {
-      static const char kHex[] = "0123456789abcdef";
+  size_t i = 0;
+  while (i < s.size() && i < kMax) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c >= 0x80 ? Utf8Length(s, i) : 1;
+    if (c >= 0x80 && n != 0 && i + n <= kMax) {  // a whole UTF-8 character: as it is
+      q.append(s.data() + i, n);
+      i += n;
+      continue;
+    }
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
       q += "\\x";
       q += kHex[c >> 4];
       q += kHex[c & 0xF];
     } else {
       q += static_cast<char>(c);
     }
+    ++i;
   }
-  if (s.size() > kMax) q += "...";
+  if (i < s.size()) q += "...";
   return q + "\"";
 }
 

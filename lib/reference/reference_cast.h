@@ -29,8 +29,9 @@ bool ParseText(std::string_view text, DataType type, const CastOptions& options,
 // numpy str() of the element `code` of the numeric `type` ("True" / "False" for BOOL).
 std::string FormatText(DataType type, uint64_t code);
 
-// `text` quoted for an error message: at most 64 bytes, control bytes, '"' and '\\'
-// escaped as \xNN, "..." after a cut.
+// `text` quoted for an error message: at most 64 bytes; control bytes, '"', '\\' and
+// every byte that is not part of a valid UTF-8 character escaped as \xNN, so that the
+// message is valid UTF-8 whatever the text; "..." after a cut.
 std::string QuoteText(std::string_view text);
 
 }  // namespace reference
