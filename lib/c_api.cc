@@ -347,6 +347,15 @@ const tensorcast::Runner* ToRunner(const tc_runner* in, tensorcast::Runner* stor
   return storage;
 }
 
+// A struct from a newer caller (struct_size larger than this library's): an argument
+// error naming the argument and both sizes.
+int StructTooLarge(const char* arg, const char* type, size_t size, size_t ours, tc_error* err) {
+  const std::string m = std::string(arg) + "->struct_size " + std::to_string(size) +
+                        " is larger than this library's " + type + " (" + std::to_string(ours) +
+                        " bytes)";
+  return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+}
+
 // tc_options (NULL: the defaults; a smaller struct_size: defaults for the fields it
 // lacks) into CastOptions; the runner is copied into *runner, which must outlive the call.
 int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runner, tc_error* err) {
@@ -354,10 +363,7 @@ int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runn
   if (in == nullptr) return TC_OK;
   const size_t size = in->struct_size;
   if (size > sizeof(tc_options)) {
-    const std::string m = "options->struct_size " + std::to_string(size) +
-                          " is larger than this library's tc_options (" +
-                          std::to_string(sizeof(tc_options)) + " bytes)";
-    return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+    return StructTooLarge("options", "tc_options", size, sizeof(tc_options), err);
   }
   const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
   if (has(offsetof(tc_options, saturate), sizeof(int))) out->saturate = in->saturate != 0;
@@ -457,10 +463,7 @@ TC_API int tc_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, in
     if (src == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "src (tc_arrow_strings*) is null");
     const size_t size = src->struct_size;
     if (size > sizeof(tc_arrow_strings)) {
-      const std::string m = "src->struct_size " + std::to_string(size) +
-                            " is larger than this library's tc_arrow_strings (" +
-                            std::to_string(sizeof(tc_arrow_strings)) + " bytes)";
-      return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+      return StructTooLarge("src", "tc_arrow_strings", size, sizeof(tc_arrow_strings), err);
     }
     const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
     tensorcast::ArrowStrings a;

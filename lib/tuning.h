@@ -53,7 +53,7 @@ constexpr size_t kSplitMemcpyMinBlock = 4096;
 // Calls that move fewer bytes (source + destination) than this run on the calling thread
 // without calling the runner. Cut into two tasks on two threads, a call of 256-512 KiB
 // only breaks even, 1 MiB runs 1.8x faster (ThreadPool, bench/parallel_bench.cc Handoff
-// rows, bench/results/parallel.md).
+// rows, bench/results/parallel_zen5.md).
 constexpr size_t kParallelMinBytes = size_t{1} << 20;
 // Each task moves at least this many bytes, and a call has at most kParallelMaxTasks.
 constexpr size_t kParallelTaskBytes = size_t{512} << 10;

@@ -31,69 +31,6 @@ Kind KindOf(DataType t) {
   }
 }
 
-// Element i of a buffer of `bits`-wide elements, as an unsigned code.
-uint64_t LoadCode(const void* src, int bits, size_t i) {
-  const auto* p = static_cast<const unsigned char*>(src);
-  switch (bits) {
-    case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
-    case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
-    case 8: return p[i];
-    case 16: {
-      uint16_t v;
-      std::memcpy(&v, p + 2 * i, 2);
-      return v;
-    }
-    case 32: {
-      uint32_t v;
-      std::memcpy(&v, p + 4 * i, 4);
-      return v;
-    }
-    default: {
-      uint64_t v;
-      std::memcpy(&v, p + 8 * i, 8);
-      return v;
-    }
-  }
-}
-
-// Stores element i. Packed types: the first element of a byte overwrites the whole
-// byte, so the padding bits of a partial last byte are zero.
-void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
-  auto* p = static_cast<unsigned char*>(dst);
-  switch (bits) {
-    case 2: {
-      const unsigned shift = 2 * (i % 4);
-      const auto v = static_cast<unsigned char>((code & 0x3) << shift);
-      p[i / 4] = shift == 0 ? v : static_cast<unsigned char>(p[i / 4] | v);
-      return;
-    }
-    case 4: {
-      const unsigned shift = 4 * (i % 2);
-      const auto v = static_cast<unsigned char>((code & 0xF) << shift);
-      p[i / 2] = shift == 0 ? v : static_cast<unsigned char>(p[i / 2] | v);
-      return;
-    }
-    case 8: p[i] = static_cast<unsigned char>(code); return;
-    case 16: {
-      const auto v = static_cast<uint16_t>(code);
-      std::memcpy(p + 2 * i, &v, 2);
-      return;
-    }
-    case 32: {
-      const auto v = static_cast<uint32_t>(code);
-      std::memcpy(p + 4 * i, &v, 4);
-      return;
-    }
-    default: std::memcpy(p + 8 * i, &code, 8); return;
-  }
-}
-
-int64_t SignExtend(uint64_t code, int bits) {
-  if (bits >= 64) return static_cast<int64_t>(code);
-  const uint64_t sign = 1ull << (bits - 1);
-  return static_cast<int64_t>((code ^ sign) - sign);
-}
-
 Exact Decode(DataType type, Kind kind, int bits, uint64_t code) {
   switch (kind) {
     case Kind::kSigned: return FromSigned(SignExtend(code, bits));
@@ -229,6 +166,66 @@ std::string Quote(std::string_view s) {
 }
 
 }  // namespace
+
+uint64_t LoadCode(const void* src, int bits, size_t i) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  switch (bits) {
+    case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
+    case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
+    case 8: return p[i];
+    case 16: {
+      uint16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      return v;
+    }
+    case 32: {
+      uint32_t v;
+      std::memcpy(&v, p + 4 * i, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      return v;
+    }
+  }
+}
+
+void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
+  auto* p = static_cast<unsigned char*>(dst);
+  switch (bits) {
+    case 2: {
+      const unsigned shift = 2 * (i % 4);
+      const auto v = static_cast<unsigned char>((code & 0x3) << shift);
+      p[i / 4] = shift == 0 ? v : static_cast<unsigned char>(p[i / 4] | v);
+      return;
+    }
+    case 4: {
+      const unsigned shift = 4 * (i % 2);
+      const auto v = static_cast<unsigned char>((code & 0xF) << shift);
+      p[i / 2] = shift == 0 ? v : static_cast<unsigned char>(p[i / 2] | v);
+      return;
+    }
+    case 8: p[i] = static_cast<unsigned char>(code); return;
+    case 16: {
+      const auto v = static_cast<uint16_t>(code);
+      std::memcpy(p + 2 * i, &v, 2);
+      return;
+    }
+    case 32: {
+      const auto v = static_cast<uint32_t>(code);
+      std::memcpy(p + 4 * i, &v, 4);
+      return;
+    }
+    default: std::memcpy(p + 8 * i, &code, 8); return;
+  }
+}
+
+int64_t SignExtend(uint64_t code, int bits) {
+  if (bits >= 64) return static_cast<int64_t>(code);
+  const uint64_t sign = 1ull << (bits - 1);
+  return static_cast<int64_t>((code ^ sign) - sign);
+}
 
 bool ParseText(std::string_view text, DataType type, const CastOptions& options, Decimal* scratch,
                uint64_t* code) {

@@ -21,6 +21,16 @@ namespace reference {
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options);
 
+// Element i of a buffer of `bits`-wide elements (2, 4, 8, 16, 32, 64), as an unsigned code.
+uint64_t LoadCode(const void* src, int bits, size_t i);
+
+// Stores element i. Packed types: the first element of a byte overwrites the whole byte,
+// so the padding bits of a partial last byte are zero (elements are stored in order).
+void StoreCode(void* dst, int bits, size_t i, uint64_t code);
+
+// The low `bits` bits of code as a two's complement integer.
+int64_t SignExtend(uint64_t code, int bits);
+
 // One STRING element into the code of the numeric `type` (low BitWidth(type) bits), by
 // the rules above; false when the text is not a number. `scratch` holds its digits.
 bool ParseText(std::string_view text, DataType type, const CastOptions& options, Decimal* scratch,

@@ -389,12 +389,6 @@ size_t FormatIeee(T v, char* out) {
   return Layout(neg, buf + 24 - n, n, d.exp10 + n - 1, static_cast<double>(a), out);
 }
 
-int64_t SignExtend(uint64_t code, int bits) {
-  if (bits >= 64) return static_cast<int64_t>(code);
-  const uint64_t sign = uint64_t{1} << (bits - 1);
-  return static_cast<int64_t>(((code & ((sign << 1) - 1)) ^ sign) - sign);
-}
-
 }  // namespace
 
 bool Scan(std::string_view text, Scanned* out) {
@@ -416,40 +410,16 @@ bool Scan(std::string_view text, Scanned* out) {
     ++p;
     any = true;
   }
-  if (p < end && Digit(*p) <= 9) {
-    any = true;
-    while (end - p >= 8 && nd <= 11 && AllDigits(Load8(p))) {
-      w = w * 100000000 + EightDigitsValue(Load8(p));
-      nd += 8;
-      p += 8;
-    }
-  }
-  for (; p < end; ++p) {
-    const unsigned d = Digit(*p);
-    if (d > 9) break;
-    any = true;
-    if (nd < 19) {
-      w = w * 10 + d;
-      ++nd;
-    } else {
-      ++q;
-      s.dropped |= d != 0;
-    }
-  }
-  if (p < end && *p == '.') {
-    ++p;
-    if (nd == 0) {
-      for (; p < end && *p == '0'; ++p) {
-        --q;
-        any = true;
-      }
-    }
+  // A run of digits from p: the first 19 significant ones into w (8 at a time while 8
+  // digits follow), the rest only set `dropped`. Integer part: each digit past the 19th
+  // scales by 10 (q + 1); fraction: each kept digit divides by 10 (q - 1).
+  const auto digits = [&](bool fraction) {
     if (p < end && Digit(*p) <= 9) {
       any = true;
       while (end - p >= 8 && nd <= 11 && AllDigits(Load8(p))) {
         w = w * 100000000 + EightDigitsValue(Load8(p));
         nd += 8;
-        q -= 8;
+        if (fraction) q -= 8;
         p += 8;
       }
     }
@@ -460,11 +430,23 @@ bool Scan(std::string_view text, Scanned* out) {
       if (nd < 19) {
         w = w * 10 + d;
         ++nd;
-        --q;
+        if (fraction) --q;
       } else {
+        if (!fraction) ++q;
         s.dropped |= d != 0;
       }
     }
+  };
+  digits(false);
+  if (p < end && *p == '.') {
+    ++p;
+    if (nd == 0) {
+      for (; p < end && *p == '0'; ++p) {
+        --q;
+        any = true;
+      }
+    }
+    digits(true);
   }
   if (!any) {
     if (IsWord(start, end, "inf") || IsWord(start, end, "infinity")) {
@@ -573,7 +555,7 @@ size_t FormatFloat(float v, char* out) { return FormatIeee(v, out); }
 size_t FormatNumber(DataType type, uint64_t code, char* out) {
   const int bits = BitWidth(type);
   switch (Facts(type).kind) {
-    case TypeKind::kSignedInt: return FormatInt(SignExtend(code, bits), out);
+    case TypeKind::kSignedInt: return FormatInt(reference::SignExtend(code, bits), out);
     case TypeKind::kUnsignedInt: return FormatUint(code, out);
     case TypeKind::kBool:
       if (code != 0) {
