@@ -28,6 +28,8 @@ option(TENSORCAST_BUILD_BENCHMARKS "Build the Google Benchmark programs" ${_tens
 option(TENSORCAST_HOST_TESTS
        "Also build the tests that run on the build machine only: ONNX conformance runner, 2^32 sweep, Python differential test"
        ${_tensorcast_native})
+# The Python package (python/, built by `pip install .`): nanobind extension + stubs.
+option(TENSORCAST_BUILD_PYTHON "Build the Python extension module (needs nanobind; see pyproject.toml)" OFF)
 option(TENSORCAST_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 option(TENSORCAST_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
 option(TENSORCAST_TSAN "Build with ThreadSanitizer" OFF)

@@ -1,0 +1,482 @@
+// The extension module tensorcast._tensorcast: a thin layer between the Python package
+// (python/tensorcast/__init__.py, which checks and converts arguments and owns the user-facing
+// API) and the C++ library. Every function takes byte buffers and ONNX type codes, checks
+// that the buffers hold the bytes the call reads or writes, releases the GIL for the work
+// and returns None (or a result) on success and a tuple (status code, message, elements
+// written) on failure; the Python layer turns that tuple into the exception. Nothing here
+// throws into Python for a library error, and no input can make it read or write outside
+// the buffers it is given.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensorcast/tensorcast.h"
+#include "tensorcast/version.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+using tensorcast::DataType;
+using tensorcast::Status;
+using tensorcast::StatusCode;
+
+// Any dtype, C-contiguous, on the CPU. Sources may be read-only.
+using InBuffer = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+using OutBuffer = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+nb::object Error(StatusCode code, std::string message, size_t written = 0) {
+  return nb::make_tuple(static_cast<int>(code), std::move(message), written);
+}
+
+nb::object Result(const Status& s) {
+  if (s.ok()) return nb::none();
+  return Error(s.code(), s.message(), s.elements_written());
+}
+
+size_t Bytes(const InBuffer& b) { return b.nbytes(); }
+size_t Bytes(const OutBuffer& b) { return b.nbytes(); }
+
+// Checks that a buffer named `what` holds the storage of `count` elements of `type`.
+Status CheckBuffer(const char* what, size_t have, DataType type, size_t count) {
+  size_t need = 0;
+  Status s = tensorcast::CheckedStorageBytes(type, count, &need);
+  if (!s.ok()) return s;
+  if (have < need) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " holds " + std::to_string(have) + " bytes, " +
+                      std::to_string(count) + " elements of " + tensorcast::DataTypeName(type) +
+                      " need " + std::to_string(need));
+  }
+  return Status();
+}
+
+Status CheckNumeric(const char* what, int32_t code) {
+  const DataType type = static_cast<DataType>(code);
+  if (!tensorcast::IsValidDataType(type)) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " type code " + std::to_string(code) + " is not an ONNX type");
+  }
+  if (type == DataType::kString) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(what) + " type STRING needs the string entry points");
+  }
+  return Status();
+}
+
+// The package's thread pools. threads == 0: the default pool (set_num_threads, else
+// DefaultThreadCount()); 1: no runner; n > 1: a pool of n threads, kept for later calls.
+// A call holds a reference to its pool, so set_num_threads never pulls one away from a
+// running call.
+struct Pools {
+  std::mutex mu;
+  size_t configured = 0;  // 0: DefaultThreadCount()
+  std::shared_ptr<tensorcast::ThreadPool> default_pool;
+  std::vector<std::shared_ptr<tensorcast::ThreadPool>> sized;
+};
+
+Pools& GetPools() {
+  static Pools* pools = new Pools();  // never destroyed: threads may outlive static teardown
+  return *pools;
+}
+
+std::shared_ptr<tensorcast::ThreadPool> PoolFor(size_t threads) {
+  if (threads == 1) return nullptr;
+  Pools& p = GetPools();
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (threads == 0) {
+    if (!p.default_pool) {
+      const size_t n = p.configured ? p.configured : tensorcast::DefaultThreadCount();
+      if (n <= 1) return nullptr;
+      p.default_pool = std::make_shared<tensorcast::ThreadPool>(n);
+    }
+    return p.default_pool;
+  }
+  for (const auto& pool : p.sized) {
+    if (pool->num_threads() == threads) return pool;
+  }
+  p.sized.push_back(std::make_shared<tensorcast::ThreadPool>(threads));
+  return p.sized.back();
+}
+
+size_t GetNumThreads() {
+  Pools& p = GetPools();
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (p.configured) return p.configured;
+  return tensorcast::DefaultThreadCount();
+}
+
+void SetNumThreads(size_t n) {
+  if (n == 0) throw nb::value_error("set_num_threads: n must be at least 1");
+  Pools& p = GetPools();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.configured = n;
+  p.default_pool.reset();  // running calls keep theirs
+}
+
+tensorcast::CastOptions Options(bool saturate, int round_mode,
+                                const std::shared_ptr<tensorcast::ThreadPool>& pool) {
+  tensorcast::CastOptions o;
+  o.saturate = saturate;
+  o.round_mode = static_cast<tensorcast::RoundMode>(round_mode);
+  o.runner = pool ? pool->runner() : nullptr;
+  return o;
+}
+
+Status CheckRoundMode(int round_mode) {
+  if (round_mode < 0 || round_mode > 2) {
+    return Status(StatusCode::kInvalidArgument,
+                  "round_mode " + std::to_string(round_mode) + " is not 0 (up), 1 (down) or 2 (nearest)");
+  }
+  return Status();
+}
+
+nb::object Cast(const InBuffer& src, int32_t src_type, OutBuffer dst, int32_t dst_type, size_t count,
+                bool saturate, int round_mode, size_t threads) {
+  Status s = CheckNumeric("source", src_type);
+  if (s.ok()) s = CheckNumeric("target", dst_type);
+  if (s.ok()) s = CheckRoundMode(round_mode);
+  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
+  if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    s = tensorcast::Cast(src.data(), static_cast<DataType>(src_type), dst.data(),
+                         static_cast<DataType>(dst_type), count, Options(saturate, round_mode, pool));
+  }
+  return Result(s);
+}
+
+// Texts of a Python list (str, or bytes holding UTF-8) -> Arrow layout (int64 offsets).
+// Returns an error naming the element that is neither.
+Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data) {
+  PyObject* obj = list.ptr();
+  if (!PyList_Check(obj)) return Status(StatusCode::kInvalidArgument, "texts must be a list");
+  const Py_ssize_t n = PyList_GET_SIZE(obj);
+  offsets->resize(static_cast<size_t>(n) + 1);
+  (*offsets)[0] = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyList_GET_ITEM(obj, i);
+    const char* text = nullptr;
+    Py_ssize_t size = 0;
+    if (PyUnicode_Check(item)) {
+      text = PyUnicode_AsUTF8AndSize(item, &size);
+      if (text == nullptr) {
+        PyErr_Clear();
+        return Status(StatusCode::kParseError,
+                      "element " + std::to_string(i) + " is not valid Unicode (a lone surrogate)",
+                      static_cast<size_t>(i));
+      }
+    } else if (PyBytes_Check(item)) {
+      text = PyBytes_AS_STRING(item);
+      size = PyBytes_GET_SIZE(item);
+    } else {
+      return Status(StatusCode::kUnsupported,
+                    "element " + std::to_string(i) + " is " + Py_TYPE(item)->tp_name +
+                        ", not str or bytes",
+                    static_cast<size_t>(i));
+    }
+    data->insert(data->end(), text, text + size);
+    (*offsets)[static_cast<size_t>(i) + 1] = static_cast<int64_t>(data->size());
+  }
+  return Status();
+}
+
+nb::object CastFromStrings(nb::handle texts, OutBuffer dst, int32_t dst_type, bool saturate,
+                           int round_mode, size_t threads) {
+  Status s = CheckNumeric("target", dst_type);
+  if (s.ok()) s = CheckRoundMode(round_mode);
+  std::vector<int64_t> offsets;
+  std::vector<char> data;
+  if (s.ok()) s = GatherTexts(texts, &offsets, &data);
+  const size_t count = offsets.empty() ? 0 : offsets.size() - 1;
+  if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    tensorcast::ArrowStrings in;
+    in.offsets = offsets.data();
+    in.offset_width = 8;
+    in.data = data.data();
+    s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
+                                         Options(saturate, round_mode, pool));
+  }
+  return Result(s);
+}
+
+// Reads offset `i` (in elements of `width` bytes) of an Arrow offsets buffer.
+int64_t OffsetAt(const void* offsets, int width, size_t i) {
+  if (width == 4) {
+    int32_t v;
+    std::memcpy(&v, static_cast<const char*>(offsets) + i * 4, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, static_cast<const char*>(offsets) + i * 8, 8);
+  return v;
+}
+
+nb::object CastFromArrowStrings(const InBuffer& offsets, int offset_width, const InBuffer& data,
+                                nb::handle validity, int64_t offset, size_t count, OutBuffer dst,
+                                int32_t dst_type, bool null_zero, bool saturate, int round_mode,
+                                size_t threads) {
+  Status s = CheckNumeric("target", dst_type);
+  if (s.ok()) s = CheckRoundMode(round_mode);
+  if (s.ok() && offset_width != 4 && offset_width != 8) {
+    s = Status(StatusCode::kInvalidArgument, "offset_width must be 4 or 8");
+  }
+  if (s.ok() && offset < 0) s = Status(StatusCode::kInvalidArgument, "offset must be >= 0");
+  const size_t first = static_cast<size_t>(offset);
+  if (s.ok() && (count > (std::numeric_limits<size_t>::max() / 8) - first - 1 ||
+                 Bytes(offsets) / static_cast<size_t>(offset_width) < first + count + 1)) {
+    s = Status(StatusCode::kInvalidArgument, "the offsets buffer is shorter than offset + count + 1 entries");
+  }
+  // Offsets must be non-decreasing (the library checks every pair before it reads a text),
+  // so the first and last ones bound every text.
+  if (s.ok()) {
+    const int64_t lo = OffsetAt(offsets.data(), offset_width, first);
+    const int64_t hi = OffsetAt(offsets.data(), offset_width, first + count);
+    if (lo < 0 || hi < lo || static_cast<uint64_t>(hi) > Bytes(data)) {
+      s = Status(StatusCode::kInvalidArgument,
+                 "the offsets point outside the data buffer (" + std::to_string(Bytes(data)) + " bytes)");
+    }
+  }
+  const uint8_t* bits = nullptr;
+  InBuffer validity_buffer;
+  if (s.ok() && !validity.is_none()) {
+    if (!nb::try_cast(validity, validity_buffer)) {
+      s = Status(StatusCode::kInvalidArgument, "validity must be a buffer or None");
+    } else if (Bytes(validity_buffer) < (first + count + 7) / 8) {
+      s = Status(StatusCode::kInvalidArgument, "the validity bitmap is shorter than offset + count bits");
+    } else {
+      bits = static_cast<const uint8_t*>(validity_buffer.data());
+    }
+  }
+  if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    tensorcast::ArrowStrings in;
+    in.offsets = offsets.data();
+    in.offset_width = offset_width;
+    in.data = static_cast<const char*>(data.data());
+    in.validity = bits;
+    in.offset = offset;
+    in.null_policy = null_zero ? tensorcast::NullPolicy::kZero : tensorcast::NullPolicy::kError;
+    s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
+                                         Options(saturate, round_mode, pool));
+  }
+  return Result(s);
+}
+
+// Numbers -> Arrow layout into the caller's buffers. Returns the bytes of text written.
+nb::object CastToArrowStrings(const InBuffer& src, int32_t src_type, size_t count, OutBuffer offsets,
+                              int offset_width, OutBuffer data, size_t threads) {
+  Status s = CheckNumeric("source", src_type);
+  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
+  if (s.ok() && offset_width != 4 && offset_width != 8) {
+    s = Status(StatusCode::kInvalidArgument, "offset_width must be 4 or 8");
+  }
+  if (s.ok() && (count >= std::numeric_limits<size_t>::max() / 8 ||
+                 Bytes(offsets) / static_cast<size_t>(offset_width) < count + 1)) {
+    s = Status(StatusCode::kInvalidArgument, "the offsets buffer is shorter than count + 1 entries");
+  }
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  tensorcast::ArrowStringsOut out;
+  {
+    nb::gil_scoped_release release;
+    out.offsets = offsets.data();
+    out.offset_width = offset_width;
+    out.data = static_cast<char*>(data.data());
+    out.data_capacity = Bytes(data);
+    s = tensorcast::CastToArrowStrings(src.data(), static_cast<DataType>(src_type), &out, count,
+                                       Options(true, 0, pool));
+  }
+  if (s.code() == StatusCode::kBufferTooSmall) {
+    return nb::make_tuple(static_cast<int>(s.code()), s.message(), out.data_size);
+  }
+  if (!s.ok()) return Result(s);
+  return nb::int_(out.data_size);
+}
+
+// Numbers -> a list of str.
+nb::object CastToStrList(const InBuffer& src, int32_t src_type, size_t count, size_t threads) {
+  Status s = CheckNumeric("source", src_type);
+  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  std::vector<int64_t> offsets(count + 1);
+  std::vector<char> data;
+  {
+    nb::gil_scoped_release release;
+    try {
+      data.resize(count * 33 + 1);  // no number's text is longer than 32 bytes
+    } catch (const std::bad_alloc&) {
+      s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
+    }
+    if (s.ok()) {
+      tensorcast::ArrowStringsOut out;
+      out.offsets = offsets.data();
+      out.offset_width = 8;
+      out.data = data.data();
+      out.data_capacity = data.size();
+      s = tensorcast::CastToArrowStrings(src.data(), static_cast<DataType>(src_type), &out, count,
+                                         Options(true, 0, pool));
+    }
+  }
+  if (!s.ok()) return Result(s);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(count));
+  if (list == nullptr) throw nb::python_error();
+  nb::object result = nb::steal(list);
+  for (size_t i = 0; i < count; ++i) {
+    // Every text is ASCII (digits, sign, '.', 'e', "nan", "inf", "True", "False").
+    const Py_ssize_t size = static_cast<Py_ssize_t>(offsets[i + 1] - offsets[i]);
+    PyObject* str = PyUnicode_New(size, 127);
+    if (str == nullptr) throw nb::python_error();
+    std::memcpy(PyUnicode_DATA(str), data.data() + offsets[i], static_cast<size_t>(size));
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), str);
+  }
+  return result;
+}
+
+nb::object SplitSizes(const std::vector<int64_t>& shape, int64_t axis, nb::handle split,
+                      int64_t num_outputs) {
+  tensorcast::SplitAttributes attrs;
+  attrs.opset = 18;
+  attrs.axis = axis;
+  std::vector<int64_t> split_values;
+  if (!split.is_none()) {
+    split_values = nb::cast<std::vector<int64_t>>(split);
+    attrs.has_split = true;
+    attrs.split = split_values.data();
+    attrs.split_count = split_values.size();
+    attrs.output_count = split_values.size();
+  }
+  if (num_outputs >= 0) {
+    attrs.has_num_outputs = true;
+    attrs.num_outputs = num_outputs;
+    if (!attrs.has_split) attrs.output_count = static_cast<size_t>(num_outputs);
+  }
+  if (!attrs.has_split && !attrs.has_num_outputs) {
+    return Error(StatusCode::kInvalidArgument, "split: give `split` (the sizes) or `num_outputs`");
+  }
+  if (attrs.output_count == 0) {
+    return Error(StatusCode::kInvalidArgument, "split: at least one output is needed");
+  }
+  std::vector<int64_t> sizes(attrs.output_count);
+  Status s = tensorcast::SplitSizes(attrs, shape.data(), shape.size(), sizes.data());
+  if (!s.ok()) return Result(s);
+  return nb::cast(sizes);
+}
+
+nb::object Split(const InBuffer& src, int32_t type, const std::vector<int64_t>& shape, int64_t axis,
+                 const std::vector<int64_t>& sizes, nb::handle outputs, size_t threads) {
+  Status s = CheckNumeric("element", type);
+  if (!s.ok()) return Result(s);
+  const DataType t = static_cast<DataType>(type);
+  const size_t rank = shape.size();
+  if (rank == 0) return Error(StatusCode::kInvalidArgument, "split: the input has rank 0");
+  if (axis < -static_cast<int64_t>(rank) || axis >= static_cast<int64_t>(rank)) {
+    return Error(StatusCode::kInvalidArgument, "split: axis " + std::to_string(axis) + " is outside [-" +
+                                                   std::to_string(rank) + ", " + std::to_string(rank - 1) + "]");
+  }
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
+  // Elements of the source and of each output, overflow-checked (dimensions >= 0).
+  auto elements = [&](int64_t axis_extent, size_t* n) -> bool {
+    uint64_t total = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t dim = d == a ? axis_extent : shape[d];
+      if (dim < 0) return false;
+      if (dim != 0 && total > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(dim)) return false;
+      total *= static_cast<uint64_t>(dim);
+    }
+    *n = static_cast<size_t>(total);
+    return true;
+  };
+  size_t src_elements = 0;
+  if (!elements(shape[a], &src_elements)) {
+    return Error(StatusCode::kInvalidArgument, "split: a negative dimension or too many elements");
+  }
+  s = CheckBuffer("the source", Bytes(src), t, src_elements);
+  if (!s.ok()) return Result(s);
+  if (!nb::isinstance<nb::list>(outputs) || nb::len(outputs) != sizes.size()) {
+    return Error(StatusCode::kInvalidArgument, "split: outputs must be a list with one buffer per size");
+  }
+  std::vector<OutBuffer> buffers(sizes.size());
+  std::vector<void*> pointers(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    size_t n = 0;
+    if (!nb::try_cast(outputs[i], buffers[i])) {
+      return Error(StatusCode::kInvalidArgument, "split: output " + std::to_string(i) + " is not a writable C-contiguous buffer");
+    }
+    if (sizes[i] < 0 || !elements(sizes[i], &n)) {
+      return Error(StatusCode::kInvalidArgument, "split: size " + std::to_string(i) + " is negative or too large");
+    }
+    s = CheckBuffer(("output " + std::to_string(i)).c_str(), Bytes(buffers[i]), t, n);
+    if (!s.ok()) return Result(s);
+    pointers[i] = buffers[i].data();
+  }
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    s = tensorcast::Split(src.data(), t, shape.data(), rank, axis, sizes.data(), sizes.size(),
+                          pointers.data(), pool ? pool->runner() : nullptr);
+  }
+  return Result(s);
+}
+
+int ParseType(const std::string& text) {
+  DataType t = DataType::kUndefined;
+  if (!tensorcast::ParseDataType(text, &t).ok()) return 0;
+  return static_cast<int>(t);
+}
+
+}  // namespace
+
+NB_MODULE(_tensorcast, m) {
+  m.doc() = "The C++ core of the tensorcast package (use the functions of `tensorcast` instead).";
+  m.def("cast", &Cast, nb::arg("src"), nb::arg("src_type"), nb::arg("dst"), nb::arg("dst_type"),
+        nb::arg("count"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+        "Casts `count` elements between numeric buffers; None, or (code, message, written).");
+  m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"), nb::arg("dst_type"),
+        nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+        "Parses a list of str or bytes into a numeric buffer; None, or (code, message, written).");
+  m.def("cast_from_arrow_strings", &CastFromArrowStrings, nb::arg("offsets"), nb::arg("offset_width"),
+        nb::arg("data"), nb::arg("validity").none(), nb::arg("offset"), nb::arg("count"), nb::arg("dst"),
+        nb::arg("dst_type"), nb::arg("null_zero"), nb::arg("saturate"), nb::arg("round_mode"),
+        nb::arg("threads"),
+        "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer; None, or (code, message, written).");
+  m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
+        nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"), nb::arg("threads"),
+        "Formats numbers into Arrow offsets + data buffers; the bytes used, or (code, message, needed).");
+  m.def("cast_to_str_list", &CastToStrList, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
+        nb::arg("threads"), "Formats numbers as a list of str, or (code, message, written).");
+  m.def("split_sizes", &SplitSizes, nb::arg("shape"), nb::arg("axis"), nb::arg("split").none(),
+        nb::arg("num_outputs"),
+        "ONNX Split-18 sizes (num_outputs < 0: absent); a list, or (code, message, 0).");
+  m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"), nb::arg("sizes"),
+        nb::arg("outputs"), nb::arg("threads"),
+        "Splits a C-contiguous tensor into preallocated outputs; None, or (code, message, 0).");
+  m.def("parse_type", &ParseType, nb::arg("text"), "The ONNX code of a type name, or 0.");
+  m.def("type_name", [](int32_t code) { return std::string(tensorcast::DataTypeName(static_cast<DataType>(code))); },
+        nb::arg("code"), "The ONNX name of a type code.");
+  m.def("set_num_threads", &SetNumThreads, nb::arg("n"), "Sizes the package's default pool.");
+  m.def("get_num_threads", &GetNumThreads, "The size of the package's default pool.");
+  m.def("active_target", []() { return std::string(tensorcast::ActiveTargetName()); },
+        "The Highway target the kernels run on (e.g. AVX3_DL, NEON).");
+  m.attr("VERSION") = TENSORCAST_VERSION_STRING;
+}
