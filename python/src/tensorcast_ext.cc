@@ -31,9 +31,34 @@ using tensorcast::DataType;
 using tensorcast::Status;
 using tensorcast::StatusCode;
 
-// Any dtype, C-contiguous, on the CPU. Sources may be read-only.
-using InBuffer = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
-using OutBuffer = nb::ndarray<nb::device::cpu, nb::c_contig>;
+// A C-contiguous buffer of any object with the buffer protocol (numpy arrays of every
+// dtype, ml_dtypes included: no format is requested, so none is refused), held for the
+// duration of a call.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  // Acquires obj's bytes; false (and no Python error set) when obj has no C-contiguous
+  // buffer, or no writable one when `writable`.
+  bool Acquire(nb::handle obj, bool writable) {
+    if (PyObject_GetBuffer(obj.ptr(), &view_, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    held_ = true;
+    return true;
+  }
+  void* data() const { return view_.buf; }
+  size_t nbytes() const { return static_cast<size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+};
 
 nb::object Error(StatusCode code, std::string message, size_t written = 0) {
   return nb::make_tuple(static_cast<int>(code), std::move(message), written);
@@ -44,8 +69,15 @@ nb::object Result(const Status& s) {
   return Error(s.code(), s.message(), s.elements_written());
 }
 
-size_t Bytes(const InBuffer& b) { return b.nbytes(); }
-size_t Bytes(const OutBuffer& b) { return b.nbytes(); }
+size_t Bytes(const Buffer& b) { return b.nbytes(); }
+
+// The result of a buffer argument that Acquire refused: code -1, so that the Python layer
+// can tell it from the library's errors (and retry with a contiguous copy).
+nb::object Refused(const char* what, bool writable) {
+  return nb::make_tuple(-1, std::string(what) + (writable ? " must be a writable C-contiguous buffer"
+                                                          : " must be a C-contiguous buffer"),
+                        0);
+}
 
 // Checks that a buffer named `what` holds the storage of `count` elements of `type`.
 Status CheckBuffer(const char* what, size_t have, DataType type, size_t count) {
@@ -141,8 +173,19 @@ Status CheckRoundMode(int round_mode) {
   return Status();
 }
 
-nb::object Cast(const InBuffer& src, int32_t src_type, OutBuffer dst, int32_t dst_type, size_t count,
+nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_t dst_type, size_t count,
                 bool saturate, int round_mode, size_t threads) {
+  Buffer src, dst;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
+  // The library's rule: no overlap, unless in place with one type. The Python layer then
+  // writes through a temporary.
+  {
+    const auto* s0 = static_cast<const char*>(src.data());
+    const auto* d0 = static_cast<const char*>(dst.data());
+    const bool overlap = s0 < d0 + dst.nbytes() && d0 < s0 + src.nbytes();
+    if (overlap && !(s0 == d0 && src_type == dst_type)) return Refused("the output (it overlaps the source)", true);
+  }
   Status s = CheckNumeric("source", src_type);
   if (s.ok()) s = CheckNumeric("target", dst_type);
   if (s.ok()) s = CheckRoundMode(round_mode);
@@ -193,8 +236,10 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
   return Status();
 }
 
-nb::object CastFromStrings(nb::handle texts, OutBuffer dst, int32_t dst_type, bool saturate,
+nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_type, bool saturate,
                            int round_mode, size_t threads) {
+  Buffer dst;
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
   Status s = CheckNumeric("target", dst_type);
   if (s.ok()) s = CheckRoundMode(round_mode);
   std::vector<int64_t> offsets;
@@ -228,10 +273,14 @@ int64_t OffsetAt(const void* offsets, int width, size_t i) {
   return v;
 }
 
-nb::object CastFromArrowStrings(const InBuffer& offsets, int offset_width, const InBuffer& data,
-                                nb::handle validity, int64_t offset, size_t count, OutBuffer dst,
+nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::handle data_obj,
+                                nb::handle validity, int64_t offset, size_t count, nb::handle dst_obj,
                                 int32_t dst_type, bool null_zero, bool saturate, int round_mode,
                                 size_t threads) {
+  Buffer offsets, data, dst;
+  if (!offsets.Acquire(offsets_obj, false)) return Refused("offsets", false);
+  if (!data.Acquire(data_obj, false)) return Refused("data", false);
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
   Status s = CheckNumeric("target", dst_type);
   if (s.ok()) s = CheckRoundMode(round_mode);
   if (s.ok() && offset_width != 4 && offset_width != 8) {
@@ -254,9 +303,9 @@ nb::object CastFromArrowStrings(const InBuffer& offsets, int offset_width, const
     }
   }
   const uint8_t* bits = nullptr;
-  InBuffer validity_buffer;
+  Buffer validity_buffer;
   if (s.ok() && !validity.is_none()) {
-    if (!nb::try_cast(validity, validity_buffer)) {
+    if (!validity_buffer.Acquire(validity, false)) {
       s = Status(StatusCode::kInvalidArgument, "validity must be a buffer or None");
     } else if (Bytes(validity_buffer) < (first + count + 7) / 8) {
       s = Status(StatusCode::kInvalidArgument, "the validity bitmap is shorter than offset + count bits");
@@ -283,8 +332,12 @@ nb::object CastFromArrowStrings(const InBuffer& offsets, int offset_width, const
 }
 
 // Numbers -> Arrow layout into the caller's buffers. Returns the bytes of text written.
-nb::object CastToArrowStrings(const InBuffer& src, int32_t src_type, size_t count, OutBuffer offsets,
-                              int offset_width, OutBuffer data, size_t threads) {
+nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count, nb::handle offsets_obj,
+                              int offset_width, nb::handle data_obj, size_t threads) {
+  Buffer src, offsets, data;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
+  if (!offsets.Acquire(offsets_obj, true)) return Refused("offsets", true);
+  if (!data.Acquire(data_obj, true)) return Refused("data", true);
   Status s = CheckNumeric("source", src_type);
   if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
   if (s.ok() && offset_width != 4 && offset_width != 8) {
@@ -314,7 +367,9 @@ nb::object CastToArrowStrings(const InBuffer& src, int32_t src_type, size_t coun
 }
 
 // Numbers -> a list of str.
-nb::object CastToStrList(const InBuffer& src, int32_t src_type, size_t count, size_t threads) {
+nb::object CastToStrList(nb::handle src_obj, int32_t src_type, size_t count, size_t threads) {
+  Buffer src;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
   Status s = CheckNumeric("source", src_type);
   if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
   if (!s.ok()) return Result(s);
@@ -383,8 +438,10 @@ nb::object SplitSizes(const std::vector<int64_t>& shape, int64_t axis, nb::handl
   return nb::cast(sizes);
 }
 
-nb::object Split(const InBuffer& src, int32_t type, const std::vector<int64_t>& shape, int64_t axis,
+nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& shape, int64_t axis,
                  const std::vector<int64_t>& sizes, nb::handle outputs, size_t threads) {
+  Buffer src;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
   Status s = CheckNumeric("element", type);
   if (!s.ok()) return Result(s);
   const DataType t = static_cast<DataType>(type);
@@ -416,11 +473,11 @@ nb::object Split(const InBuffer& src, int32_t type, const std::vector<int64_t>& 
   if (!nb::isinstance<nb::list>(outputs) || nb::len(outputs) != sizes.size()) {
     return Error(StatusCode::kInvalidArgument, "split: outputs must be a list with one buffer per size");
   }
-  std::vector<OutBuffer> buffers(sizes.size());
+  std::vector<Buffer> buffers(sizes.size());
   std::vector<void*> pointers(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
     size_t n = 0;
-    if (!nb::try_cast(outputs[i], buffers[i])) {
+    if (!buffers[i].Acquire(outputs[i], true)) {
       return Error(StatusCode::kInvalidArgument, "split: output " + std::to_string(i) + " is not a writable C-contiguous buffer");
     }
     if (sizes[i] < 0 || !elements(sizes[i], &n)) {

@@ -124,6 +124,11 @@ _PACKED_AS = {21: 21, 22: 22, 23: 21, 25: 25, 26: 26}  # FLOAT4E2M1 codes move a
 _BITS_VIEW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
               8: np.dtype(np.uint64), 16: np.dtype(np.uint64)}
 
+# Native dtypes of one byte or more (the fast path of cast) -> ONNX code, and the targets
+# whose numpy dtype holds the library's storage as is.
+_PLAIN_SOURCE = {dt: code for code, dt in _DTYPE.items() if code not in (14, 15, 21, 22, 23, 25, 26)}
+_PLAIN_TARGET = frozenset(_PLAIN_SOURCE.values())
+
 _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
 _type_cache: dict = {}
 
@@ -247,14 +252,14 @@ def _flat_source(x: np.ndarray, code: int) -> np.ndarray:
     x = x.reshape(-1)
     if code in _BITS:
         return _pack_flat(x, code)
-    return x.view(_BITS_VIEW[x.dtype.itemsize])
+    return x
 
 
 def _pack_flat(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
     """1-D unpacked ml_dtypes bytes -> ONNX packed bytes."""
     n = x.shape[0]
     packed = np.empty(_storage_bytes(code, n), np.uint8)
-    err = _ext.cast(x.view(np.uint8), _UNPACKED_AS[code], packed, _PACKED_AS[code], n, True, 0, threads)
+    err = _ext.cast(x, _UNPACKED_AS[code], packed, _PACKED_AS[code], n, True, 0, threads)
     if err is not None:
         _raise(err)
     return packed
@@ -262,7 +267,7 @@ def _pack_flat(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
 
 def _unpack_into(packed: np.ndarray, code: int, out_flat: np.ndarray, threads: int = 0) -> None:
     n = out_flat.shape[0]
-    err = _ext.cast(packed, _PACKED_AS[code], out_flat.view(np.uint8), _UNPACKED_AS[code], n, True, 0, threads)
+    err = _ext.cast(packed, _PACKED_AS[code], out_flat, _UNPACKED_AS[code], n, True, 0, threads)
     if err is not None:
         _raise(err)
 
@@ -316,7 +321,7 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
     direct = None
     if out is not None:
         _check_out(out, res_shape, res_dtype)
-        if out.flags.c_contiguous and dst != _STRING:
+        if out.flags.c_contiguous and dst != _STRING and not np.may_share_memory(out, x):
             direct = out
     result = direct if direct is not None else (None if dst == _STRING else np.empty(res_shape, res_dtype))
 
@@ -334,16 +339,16 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
         if dst in _BITS and not packed:
             target = np.empty(_storage_bytes(dst, n), np.uint8)
         else:
-            target = flat_out.view(np.uint8) if flat_out.dtype.itemsize == 1 else flat_out.view(_BITS_VIEW[flat_out.dtype.itemsize])
+            target = flat_out
         if src == _STRING:
-            texts = _texts(x)
-            if x.dtype.kind == "S":
-                pass  # bytes are parsed as UTF-8 text
+            texts = _texts(x)  # bytes_ elements are parsed as UTF-8 text
             err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
             if err is not None:
                 _raise(err, texts)
         else:
             flat = _flat_source(x, src)
+            if np.may_share_memory(flat, target):
+                flat = flat.copy()
             err = _ext.cast(flat, src, target, dst, n, sat, rm, threads)
             if err is not None:
                 _raise(err)
@@ -439,7 +444,7 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
         if dst in _BITS and not packed:
             target = np.empty(_storage_bytes(dst, n), np.uint8)
         else:
-            target = work.view(np.uint8) if work.dtype.itemsize == 1 else work.view(_BITS_VIEW[work.dtype.itemsize])
+            target = work
         err = _ext.cast_from_arrow_strings(offsets, width, data, validity, arr.offset, n, target, dst,
                                            True, sat, rm, threads)
         if err is not None:
@@ -523,12 +528,36 @@ def cast(x: Any, to: TypeLike, *, saturate: bool = True, round_mode: str = "up",
     numpy for types Arrow does not have. Raises TypeError / ValueError for bad arguments and
     CastError for a text that is not a number.
     """
-    dst = _type_code(to)
-    rm = _round_mode(round_mode)
-    nthreads = _threads(threads)
+    try:
+        dst = _type_cache[to]
+    except (KeyError, TypeError):
+        dst = _type_code(to)
+    rm = _ROUND_MODES.get(round_mode) if type(round_mode) is str else None
+    if rm is None:
+        rm = _round_mode(round_mode)
+    nthreads = 0 if threads is None else _threads(threads)
+    sat = True if saturate else False
+    if type(x) is np.ndarray and not packed:
+        # Fast path: a native numeric array into a numeric type of one byte or more, C order.
+        src = _PLAIN_SOURCE.get(x.dtype)
+        if src is not None and dst in _PLAIN_TARGET:
+            if out is None:
+                res = np.empty(x.shape, _DTYPE[dst])
+                err = _ext.cast(x, src, res, dst, x.size, sat, rm, nthreads)
+                if err is None:
+                    return res
+            elif type(out) is np.ndarray and out.shape == x.shape and out.dtype == _DTYPE[dst]:
+                err = _ext.cast(x, src, out, dst, x.size, sat, rm, nthreads)
+                if err is None:
+                    return out
+            else:
+                err = (-1,)
+            if err[0] != -1:  # -1: not C-contiguous, read-only or overlapping: the general path
+                _raise(err)
+        return _cast_numpy(x, dst, sat, rm, out, packed, nthreads)
     if isinstance(x, np.ndarray):
-        return _cast_numpy(x, dst, bool(saturate), rm, out, packed, nthreads)
-    return _cast_any(x, dst, bool(saturate), rm, out, packed, nthreads)
+        return _cast_numpy(x, dst, sat, rm, out, packed, nthreads)
+    return _cast_any(x, dst, sat, rm, out, packed, nthreads)
 
 
 def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
@@ -603,8 +632,7 @@ def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_o
         for o, part in zip(outputs, np.split(x, bounds, axis=a)):
             o[...] = part
         return outputs
-    err = _ext.split(src.reshape(-1).view(view), elem, shape, a, sizes,
-                     [o.reshape(-1).view(view) for o in outputs], nthreads)
+    err = _ext.split(src, elem, shape, a, sizes, outputs, nthreads)
     if err is not None:
         _raise(err)
     return outputs
