@@ -4,11 +4,12 @@
 #   tools/dev.sh test          install what is missing, build, run the whole test suite in
 #                              stages, timing each: the native suite (release), the aarch64
 #                              suite under qemu (test-aarch64), the ASan + UBSan suite
-#                              (test-asan), the ThreadSanitizer test (test-tsan), then each
-#                              libFuzzer target for TENSORCAST_FUZZ_SECONDS (default 60; fuzz).
-#                              CI runs exactly this. TENSORCAST_SKIP_AARCH64=1,
-#                              TENSORCAST_SKIP_SANITIZERS=1 and TENSORCAST_SKIP_FUZZ=1 skip
-#                              those stages (for a quick local run; CI skips nothing).
+#                              (test-asan), the ThreadSanitizer test (test-tsan), the Python
+#                              package (test-python), then each libFuzzer target for
+#                              TENSORCAST_FUZZ_SECONDS (default 60; fuzz). CI runs exactly
+#                              this. TENSORCAST_SKIP_AARCH64=1, TENSORCAST_SKIP_SANITIZERS=1,
+#                              TENSORCAST_SKIP_PYTHON=1 and TENSORCAST_SKIP_FUZZ=1 skip those
+#                              stages (for a quick local run; CI skips nothing).
 #   tools/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
 #                              libraries if missing, cross-build (build-aarch64) and run the
 #                              GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
@@ -20,6 +21,12 @@
 #   tools/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
 #                              (every x86 target), Split, C API and CLI
 #   tools/dev.sh test-tsan     ThreadSanitizer build (preset tsan) of the concurrency test
+#   tools/dev.sh test-python   the Python package: `pip install .` into the virtual
+#                              environment build/py-venv (created if missing; the build
+#                              requirements scikit-build-core and nanobind come from PyPI),
+#                              the test tools (pytest, mypy, onnx, pyarrow, dask, distributed;
+#                              numpy < 2.3 for the string-spelling oracle), then pytest over
+#                              python/tests (Ray's tests only with TENSORCAST_RAY_TESTS=1)
 #   tools/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
 #                              (default 60) on their seed corpora; prints the execution counts
 #   tools/dev.sh build         install what is missing, build only
@@ -27,7 +34,8 @@
 #                              C/C++ file git tracks (CI runs it); `format` rewrites them
 #   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
 #                              numpy, pyarrow and matplotlib from PyPI into build/peers-venv if
-#                              missing, run bench/peers.py ARGS (writes
+#                              missing, and the Python package (pip install .), run
+#                              bench/peers.py ARGS (writes
 #                              bench/results/peers.{md,png})
 # Missing Debian packages are installed with apt-get (as root, or through sudo).
 # Python packages for the differential test (onnx, ml_dtypes, numpy) go into a
@@ -154,9 +162,31 @@ test_all() {
     stage asan test_asan
     stage tsan test_tsan
   fi
+  [ "${TENSORCAST_SKIP_PYTHON:-0}" = 1 ] || stage python test_python
   [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-60}"
   echo "stage times:"
   printf '  %s\n' "${stage_times[@]}"
+}
+
+# The Python package and its tests. The venv gets the package as users get it (`pip install
+# .`, isolated build); CMAKE_ARGS passes ccache to the extension's CMake build.
+python_test_packages="numpy>=1.24,<2.3 ml_dtypes>=0.5.4 onnx>=1.20 pyarrow pytest mypy dask[array] distributed"
+
+test_python() {
+  packages=(cmake g++ make ccache pkgconf libhwy-dev python3 python3-dev python3-venv)
+  install_missing
+  local venv=build/py-venv
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+  # shellcheck disable=SC2086
+  "$venv/bin/pip" install --quiet --disable-pip-version-check $python_test_packages
+  [ "${TENSORCAST_RAY_TESTS:-0}" = 1 ] && "$venv/bin/pip" install --quiet --disable-pip-version-check ray
+  CMAKE_ARGS="$(launcher_args)" "$venv/bin/pip" install --quiet --disable-pip-version-check .
+  local marks=(-m "not ray")
+  [ "${TENSORCAST_RAY_TESTS:-0}" = 1 ] && marks=()
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider "${marks[@]}" python/tests "$@"
 }
 
 # The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.
@@ -179,8 +209,10 @@ peers() {
   cmake --preset release "${launcher[@]}" >/dev/null
   cmake --build --preset release --target tensorcast_c
   local pip_packages="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 pyarrow matplotlib"
-  TENSORCAST_PIP_PACKAGES=$pip_packages \
-    exec tools/python-env.sh build/peers-venv bench/peers.py --lib build/lib/libtensorcast_c.so "$@"
+  # The venv is made (and the peers installed) by python-env.sh; the package goes in after.
+  TENSORCAST_PIP_PACKAGES=$pip_packages tools/python-env.sh build/peers-venv /dev/null
+  CMAKE_ARGS="$(launcher_args)" build/peers-venv/bin/pip install --quiet --disable-pip-version-check .
+  exec build/peers-venv/bin/python bench/peers.py --lib build/lib/libtensorcast_c.so "$@"
 }
 
 cmd=${1:-}
@@ -193,9 +225,10 @@ case "$cmd" in
   format-check) format_check ;;
   test-asan) test_asan "$@" ;;
   test-tsan) test_tsan "$@" ;;
+  test-python) test_python "$@" ;;
   fuzz) fuzz "$@" ;;
   format) format_files | xargs clang-format -i ;;
   peers) peers "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | fuzz [seconds] | build | format-check | format | peers [args]" >&2
+  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [seconds] | build | format-check | format | peers [args]" >&2
      exit 2 ;;
 esac
