@@ -12,6 +12,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -257,6 +258,140 @@ nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_typ
     in.data = data.data();
     s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
                                          Options(saturate, round_mode, pool));
+  }
+  return Result(s);
+}
+
+// Fixed-width numpy texts -> Arrow layout (int64 offsets). kind 'S': `width` bytes per
+// element, trailing NUL bytes are padding; kind 'U': `width` UCS-4 code units per element
+// (numpy's str_), trailing zeros are padding, converted to UTF-8. A code unit that is not a
+// Unicode scalar value is an error naming the element. Trailing NULs are padding, as numpy
+// reads them.
+Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count, std::vector<int64_t>* offsets,
+                   std::vector<char>* data) {
+  const size_t unit = kind == 'U' ? 4 : 1;
+  if (width != 0 && count > buf.nbytes() / (width * unit)) {
+    return Status(StatusCode::kInvalidArgument, "the texts buffer is shorter than count * width");
+  }
+  offsets->resize(count + 1);
+  (*offsets)[0] = 0;
+  data->reserve(count * std::min<size_t>(width, 24));
+  const auto* base = static_cast<const unsigned char*>(buf.data());
+  for (size_t i = 0; i < count; ++i) {
+    const unsigned char* e = base + i * width * unit;
+    if (kind == 'S') {
+      size_t n = width;
+      while (n > 0 && e[n - 1] == 0) --n;
+      data->insert(data->end(), e, e + n);
+    } else {
+      size_t n = width;
+      auto at = [e](size_t k) {
+        uint32_t c;
+        std::memcpy(&c, e + 4 * k, 4);
+        return c;
+      };
+      while (n > 0 && at(n - 1) == 0) --n;
+      for (size_t k = 0; k < n; ++k) {
+        const uint32_t c = at(k);
+        if (c < 0x80) {
+          data->push_back(static_cast<char>(c));
+        } else if (c < 0x800) {
+          data->push_back(static_cast<char>(0xC0 | (c >> 6)));
+          data->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+        } else if (c < 0x10000 && (c < 0xD800 || c > 0xDFFF)) {
+          data->push_back(static_cast<char>(0xE0 | (c >> 12)));
+          data->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+          data->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+        } else if (c >= 0x10000 && c < 0x110000) {
+          data->push_back(static_cast<char>(0xF0 | (c >> 18)));
+          data->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+          data->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+          data->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+        } else {
+          return Status(StatusCode::kParseError,
+                        "element " + std::to_string(i) + " holds code unit " + std::to_string(c) +
+                            ", which is not a Unicode character",
+                        i);
+        }
+      }
+    }
+    (*offsets)[i + 1] = static_cast<int64_t>(data->size());
+  }
+  return Status();
+}
+
+nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, size_t width, size_t count,
+                                nb::handle dst_obj, int32_t dst_type, bool saturate, int round_mode,
+                                size_t threads) {
+  Buffer texts, dst;
+  if (!texts.Acquire(texts_obj, false)) return Refused("texts", false);
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
+  Status s = CheckNumeric("target", dst_type);
+  if (s.ok()) s = CheckRoundMode(round_mode);
+  if (s.ok() && kind != "S" && kind != "U") s = Status(StatusCode::kInvalidArgument, "kind must be 'S' or 'U'");
+  if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    std::vector<int64_t> offsets;
+    std::vector<char> data;
+    try {
+      s = GatherFixed(texts, kind[0], width, count, &offsets, &data);
+    } catch (const std::bad_alloc&) {
+      s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
+    }
+    if (s.ok()) {
+      tensorcast::ArrowStrings in;
+      in.offsets = offsets.data();
+      in.offset_width = 8;
+      in.data = data.data();
+      s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
+                                           Options(saturate, round_mode, pool));
+    }
+  }
+  return Result(s);
+}
+
+// Numbers -> numpy bytes_ of width 32 (no number's text is longer), NUL-padded.
+nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count, nb::handle out_obj,
+                              size_t threads) {
+  constexpr size_t kWidth = 32;
+  Buffer src, out;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
+  if (!out.Acquire(out_obj, true)) return Refused("the output", true);
+  Status s = CheckNumeric("source", src_type);
+  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
+  if (s.ok() && out.nbytes() / kWidth < count) {
+    s = Status(StatusCode::kInvalidArgument, "the output holds fewer than count texts of 32 bytes");
+  }
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  {
+    nb::gil_scoped_release release;
+    // Formats in blocks (a multiple of 4 elements: whole bytes of packed sources), each into a
+    // small Arrow buffer, then spreads the texts out.
+    constexpr size_t kBlock = 1 << 14;
+    std::vector<int64_t> offsets(kBlock + 1);
+    std::vector<char> data(kBlock * 33);
+    auto* dst = static_cast<char*>(out.data());
+    const size_t bits = static_cast<size_t>(tensorcast::BitWidth(static_cast<DataType>(src_type)));
+    for (size_t begin = 0; s.ok() && begin < count; begin += kBlock) {
+      const size_t n = std::min(kBlock, count - begin);
+      tensorcast::ArrowStringsOut block;
+      block.offsets = offsets.data();
+      block.offset_width = 8;
+      block.data = data.data();
+      block.data_capacity = data.size();
+      s = tensorcast::CastToArrowStrings(static_cast<const char*>(src.data()) + begin * bits / 8,
+                                         static_cast<DataType>(src_type), &block, n, Options(true, 0, pool));
+      for (size_t i = 0; s.ok() && i < n; ++i) {
+        char* e = dst + (begin + i) * kWidth;
+        const size_t len = static_cast<size_t>(offsets[i + 1] - offsets[i]);
+        std::memcpy(e, data.data() + offsets[i], len);
+        std::memset(e + len, 0, kWidth - len);
+      }
+    }
   }
   return Result(s);
 }
@@ -522,6 +657,13 @@ NB_MODULE(_tensorcast, m) {
         "Formats numbers into Arrow offsets + data buffers; the bytes used, or (code, message, needed).");
   m.def("cast_to_str_list", &CastToStrList, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
         nb::arg("threads"), "Formats numbers as a list of str, or (code, message, written).");
+  m.def("cast_from_fixed_strings", &CastFromFixedStrings, nb::arg("texts"), nb::arg("kind"), nb::arg("width"),
+        nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"), nb::arg("saturate"),
+        nb::arg("round_mode"), nb::arg("threads"),
+        "Parses numpy bytes_ ('S') or str_ ('U') texts of `width` units; None, or (code, message, written).");
+  m.def("cast_to_fixed_strings", &CastToFixedStrings, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
+        nb::arg("out"), nb::arg("threads"),
+        "Formats numbers into a bytes_ buffer of 32 bytes per element; None, or (code, message, written).");
   m.def("split_sizes", &SplitSizes, nb::arg("shape"), nb::arg("axis"), nb::arg("split").none(),
         nb::arg("num_outputs"),
         "ONNX Split-18 sizes (num_outputs < 0: absent); a list, or (code, message, 0).");

@@ -272,6 +272,42 @@ def _unpack_into(packed: np.ndarray, code: int, out_flat: np.ndarray, threads: i
         _raise(err)
 
 
+# StringDType texts up to this many characters go through a fixed-width copy (bytes_, or
+# str_ when not ASCII), which numpy makes much faster than a list of str; longer ones
+# through a list, so that one long text does not pad every element.
+_FIXED_WIDTH_LIMIT = 64
+
+
+def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int, threads: int) -> None:
+    """Texts of a numpy array (str_, bytes_, StringDType, object of str/bytes) -> numbers."""
+    n = x.size
+    kind = x.dtype.kind
+    fixed = None
+    if kind in "SU":
+        fixed = np.ascontiguousarray(x)
+    elif kind == "T" and n:
+        try:
+            width = int(np.strings.str_len(x).max())
+            if width <= _FIXED_WIDTH_LIMIT:
+                try:
+                    fixed = np.ascontiguousarray(x.astype(f"S{max(width, 1)}"))
+                except UnicodeEncodeError:
+                    fixed = np.ascontiguousarray(x.astype(f"U{max(width, 1)}"))
+        except (TypeError, ValueError):  # e.g. a StringDType with missing values
+            fixed = None
+    if fixed is not None:
+        k = fixed.dtype.kind
+        width = fixed.dtype.itemsize // (4 if k == "U" else 1)
+        # Trailing NUL characters are padding here, as numpy's own string functions read them.
+        err = _ext.cast_from_fixed_strings(fixed, k, width, n, target, dst, sat, rm, threads)
+        texts: Any = x.reshape(-1)
+    else:
+        texts = _texts(x)  # bytes elements are parsed as UTF-8 text
+        err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
+    if err is not None:
+        _raise(err, texts)
+
+
 def _texts(x: np.ndarray) -> list:
     return x.reshape(-1).tolist()
 
@@ -327,13 +363,21 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
 
     if dst == _STRING:
         if src == _STRING:
-            texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in _texts(x)]
+            if x.dtype.kind == "S":
+                result = _new_strings([t.decode("utf-8") for t in _texts(x)], shape)
+            elif _NUMPY2:
+                result = x.astype(_STRING_DTYPE)
+            else:  # pragma: no cover (numpy 1)
+                result = _new_strings(_texts(x), shape)
         else:
-            flat = _flat_source(x, src)
-            texts = _ext.cast_to_str_list(flat, src, n, threads)
-            if isinstance(texts, tuple):
-                _raise(texts)
-        result = _new_strings(texts, shape)
+            fixed = np.empty((n,), "S32")  # no number's text is longer than 32 bytes
+            err = _ext.cast_to_fixed_strings(_flat_source(x, src), src, n, fixed, threads)
+            if err is not None:
+                _raise(err)
+            if _NUMPY2:
+                result = fixed.astype(_STRING_DTYPE).reshape(shape)
+            else:  # pragma: no cover (numpy 1)
+                result = fixed.astype("U32").astype(object).reshape(shape)
     else:
         flat_out = result.reshape(-1)
         if dst in _BITS and not packed:
@@ -341,10 +385,7 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
         else:
             target = flat_out
         if src == _STRING:
-            texts = _texts(x)  # bytes_ elements are parsed as UTF-8 text
-            err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
-            if err is not None:
-                _raise(err, texts)
+            _parse_texts(x, target, dst, sat, rm, threads)
         else:
             flat = _flat_source(x, src)
             if np.may_share_memory(flat, target):
