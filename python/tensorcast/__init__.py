@@ -114,12 +114,13 @@ if _NUMPY2:
 else:  # pragma: no cover (numpy 1)
     _STRING_DTYPE = np.dtype(object)
 
-# Packed types: bits per element; the unpacked ml_dtypes byte is read/written as the
-# library's INT8 / UINT8 (int4 and int2 bytes hold the sign-extended value; uint4, uint2
-# and float4_e2m1fn bytes hold the code, which is the unsigned value of the same bits).
+# Packed types: bits per element. An unpacked ml_dtypes byte holds the element's code in
+# its low bits (ml_dtypes writes the high bits as zero and ignores them when reading), so
+# packing and unpacking move codes: UINT8 <-> UINT4 / UINT2 (integer narrowing keeps the low
+# bits).
 _BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2}
-_UNPACKED_AS = {21: 2, 22: 3, 23: 2, 25: 2, 26: 3}  # UINT8 or INT8
-_PACKED_AS = {21: 21, 22: 22, 23: 21, 25: 25, 26: 26}  # FLOAT4E2M1 codes move as UINT4
+_UNPACKED_AS = {21: 2, 22: 2, 23: 2, 25: 2, 26: 2}  # UINT8
+_PACKED_AS = {21: 21, 22: 21, 23: 21, 25: 25, 26: 25}  # UINT4, UINT2
 # The unsigned type that carries each itemsize's bits through the extension.
 _BITS_VIEW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
               8: np.dtype(np.uint64), 16: np.dtype(np.uint64)}
@@ -235,7 +236,9 @@ def _as_array(x: Any) -> np.ndarray:
     """Any accepted input other than Arrow -> a numpy array (no copy when possible)."""
     if isinstance(x, np.ndarray):
         return x
-    if hasattr(x, "__dlpack__") and not isinstance(x, (bytes, bytearray, memoryview)):
+    if isinstance(x, (bytes, bytearray)):  # a buffer of uint8, as the buffer protocol says
+        return np.frombuffer(x, np.uint8)
+    if hasattr(x, "__dlpack__") and not isinstance(x, memoryview):
         try:
             return np.from_dlpack(x)
         except (BufferError, TypeError, RuntimeError):
@@ -510,9 +513,19 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
             if pa_type is None:
                 return _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
             return _numbers_to_arrow_strings(pa, np_in, src, arr, threads)
-        values = _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
-        if valid is not None and not packed:
-            values[~valid] = 0  # null slots hold 0 (the library wrote whatever the slot held)
+        if valid is None:
+            values = _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
+        else:
+            # Null slots hold the all-zero code (as a null text with TC_NULL_ZERO), whatever
+            # the source slot held: set on the unpacked result, then packed if asked.
+            values = _cast_numpy(np_in, dst, sat, rm, None if packed else out, False, threads)
+            values.view(_BITS_VIEW[values.dtype.itemsize])[~valid] = 0  # 1-D, as the Arrow array
+            if packed:
+                packed_values = _pack_flat(values.reshape(-1), dst, threads)
+                if out is not None:
+                    _check_out(out, packed_values.shape, packed_values.dtype)[...] = packed_values
+                    return out
+                return packed_values
     if pa_type is None:
         return values
     if valid is None:
