@@ -501,48 +501,6 @@ nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count
   return nb::int_(out.data_size);
 }
 
-// Numbers -> a list of str.
-nb::object CastToStrList(nb::handle src_obj, int32_t src_type, size_t count, size_t threads) {
-  Buffer src;
-  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
-  Status s = CheckNumeric("source", src_type);
-  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
-  if (!s.ok()) return Result(s);
-  auto pool = PoolFor(threads);
-  std::vector<int64_t> offsets(count + 1);
-  std::vector<char> data;
-  {
-    nb::gil_scoped_release release;
-    try {
-      data.resize(count * 33 + 1);  // no number's text is longer than 32 bytes
-    } catch (const std::bad_alloc&) {
-      s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
-    }
-    if (s.ok()) {
-      tensorcast::ArrowStringsOut out;
-      out.offsets = offsets.data();
-      out.offset_width = 8;
-      out.data = data.data();
-      out.data_capacity = data.size();
-      s = tensorcast::CastToArrowStrings(src.data(), static_cast<DataType>(src_type), &out, count,
-                                         Options(true, 0, pool));
-    }
-  }
-  if (!s.ok()) return Result(s);
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(count));
-  if (list == nullptr) throw nb::python_error();
-  nb::object result = nb::steal(list);
-  for (size_t i = 0; i < count; ++i) {
-    // Every text is ASCII (digits, sign, '.', 'e', "nan", "inf", "True", "False").
-    const Py_ssize_t size = static_cast<Py_ssize_t>(offsets[i + 1] - offsets[i]);
-    PyObject* str = PyUnicode_New(size, 127);
-    if (str == nullptr) throw nb::python_error();
-    std::memcpy(PyUnicode_DATA(str), data.data() + offsets[i], static_cast<size_t>(size));
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), str);
-  }
-  return result;
-}
-
 nb::object SplitSizes(const std::vector<int64_t>& shape, int64_t axis, nb::handle split,
                       int64_t num_outputs) {
   tensorcast::SplitAttributes attrs;
@@ -655,8 +613,6 @@ NB_MODULE(_tensorcast, m) {
   m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
         nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"), nb::arg("threads"),
         "Formats numbers into Arrow offsets + data buffers; the bytes used, or (code, message, needed).");
-  m.def("cast_to_str_list", &CastToStrList, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
-        nb::arg("threads"), "Formats numbers as a list of str, or (code, message, written).");
   m.def("cast_from_fixed_strings", &CastFromFixedStrings, nb::arg("texts"), nb::arg("kind"), nb::arg("width"),
         nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"), nb::arg("saturate"),
         nb::arg("round_mode"), nb::arg("threads"),

@@ -246,7 +246,7 @@ def _as_array(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def _flat_source(x: np.ndarray, code: int) -> np.ndarray:
+def _flat_source(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
     """The bytes the library reads for x: C order, native byte order, packed if sub-byte."""
     if not x.dtype.isnative:
         x = x.astype(x.dtype.newbyteorder("="))
@@ -254,7 +254,7 @@ def _flat_source(x: np.ndarray, code: int) -> np.ndarray:
         x = np.ascontiguousarray(x)
     x = x.reshape(-1)
     if code in _BITS:
-        return _pack_flat(x, code)
+        return _pack_flat(x, code, threads)
     return x
 
 
@@ -275,38 +275,59 @@ def _unpack_into(packed: np.ndarray, code: int, out_flat: np.ndarray, threads: i
         _raise(err)
 
 
-# StringDType texts up to this many characters go through a fixed-width copy (bytes_, or
-# str_ when not ASCII), which numpy makes much faster than a list of str; longer ones
-# through a list, so that one long text does not pad every element.
-_FIXED_WIDTH_LIMIT = 64
+_pyarrow_module: Any = None
+
+
+def _pyarrow() -> Any:
+    """pyarrow if it can be imported (an optional dependency), else None."""
+    global _pyarrow_module
+    if _pyarrow_module is None:
+        try:
+            import pyarrow
+            _pyarrow_module = pyarrow
+        except ImportError:
+            _pyarrow_module = False
+    return _pyarrow_module or None
 
 
 def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int, threads: int) -> None:
-    """Texts of a numpy array (str_, bytes_, StringDType, object of str/bytes) -> numbers."""
+    """Texts of a numpy array (str_, bytes_, StringDType, object of str/bytes) -> numbers.
+
+    str_ and bytes_ arrays are read from their buffer (trailing NULs are padding, as numpy
+    defines them). A StringDType text is read whole, NUL characters included (numpy's
+    conversions to fixed width and its string functions drop trailing NULs, so neither is
+    used): through pyarrow's conversion when pyarrow is installed, else as Python str."""
     n = x.size
     kind = x.dtype.kind
-    fixed = None
+    texts: Any = x.reshape(-1)
     if kind in "SU":
-        fixed = np.ascontiguousarray(x)
-    elif kind == "T" and n:
-        try:
-            width = int(np.strings.str_len(x).max())
-            if width <= _FIXED_WIDTH_LIMIT:
-                try:
-                    fixed = np.ascontiguousarray(x.astype(f"S{max(width, 1)}"))
-                except UnicodeEncodeError:
-                    fixed = np.ascontiguousarray(x.astype(f"U{max(width, 1)}"))
-        except (TypeError, ValueError):  # e.g. a StringDType with missing values
-            fixed = None
-    if fixed is not None:
-        k = fixed.dtype.kind
-        width = fixed.dtype.itemsize // (4 if k == "U" else 1)
-        # Trailing NUL characters are padding here, as numpy's own string functions read them.
-        err = _ext.cast_from_fixed_strings(fixed, k, width, n, target, dst, sat, rm, threads)
-        texts: Any = x.reshape(-1)
+        fixed = x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
+        fixed = np.ascontiguousarray(fixed)
+        width = fixed.dtype.itemsize // (4 if kind == "U" else 1)
+        err = _ext.cast_from_fixed_strings(fixed, kind, width, n, target, dst, sat, rm, threads)
     else:
-        texts = _texts(x)  # bytes elements are parsed as UTF-8 text
-        err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
+        arr = None
+        pa = _pyarrow() if kind == "T" and n else None
+        if pa is not None:
+            try:
+                arr = pa.array(texts)
+            except (pa.ArrowException, TypeError, ValueError):
+                arr = None
+            if not isinstance(arr, pa.Array) or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+                arr = None
+        if arr is not None:
+            bufs = arr.buffers()
+            width = 8 if pa.types.is_large_string(arr.type) else 4
+            err = _ext.cast_from_arrow_strings(
+                np.frombuffer(bufs[1], np.uint8), width,
+                np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8),
+                np.frombuffer(bufs[0], np.uint8) if bufs[0] is not None and arr.null_count else None,
+                arr.offset, n, target, dst, False, sat, rm, threads)
+        else:
+            if kind == "T":
+                texts = texts.astype(object)
+            texts = texts.tolist()  # bytes elements are parsed as UTF-8 text
+            err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
     if err is not None:
         _raise(err, texts)
 
@@ -366,6 +387,8 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
 
     if dst == _STRING:
         if src == _STRING:
+            if not x.dtype.isnative:
+                x = x.astype(x.dtype.newbyteorder("="))
             if x.dtype.kind == "S":
                 result = _new_strings([t.decode("utf-8") for t in _texts(x)], shape)
             elif _NUMPY2:
@@ -374,7 +397,7 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
                 result = _new_strings(_texts(x), shape)
         else:
             fixed = np.empty((n,), "S32")  # no number's text is longer than 32 bytes
-            err = _ext.cast_to_fixed_strings(_flat_source(x, src), src, n, fixed, threads)
+            err = _ext.cast_to_fixed_strings(_flat_source(x, src, threads), src, n, fixed, threads)
             if err is not None:
                 _raise(err)
             if _NUMPY2:
@@ -390,7 +413,7 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
         if src == _STRING:
             _parse_texts(x, target, dst, sat, rm, threads)
         else:
-            flat = _flat_source(x, src)
+            flat = _flat_source(x, src, threads)
             if np.may_share_memory(flat, target):
                 flat = flat.copy()
             err = _ext.cast(flat, src, target, dst, n, sat, rm, threads)
@@ -446,16 +469,29 @@ def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
 def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
     import pyarrow as pa
 
+    if packed and dst not in _BITS:
+        raise ValueError(f"packed=True needs a packed target type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(dst)}")
     if isinstance(arr, pa.ChunkedArray):
         if out is not None:
             raise ValueError("out= is not supported for a pyarrow ChunkedArray")
-        parts = [_cast_arrow(c, dst, sat, rm, None, packed, threads) for c in arr.chunks]
+        parts = []
+        base = 0
+        for chunk in arr.chunks:
+            try:
+                # packed=True packs all elements together, after the chunks are joined.
+                parts.append(_cast_arrow(chunk, dst, sat, rm, None, False, threads))
+            except CastError as e:  # indices count from the start of the ChunkedArray
+                message = str(e)
+                prefix = f"element {e.index}"
+                if message.startswith(prefix):
+                    message = f"element {e.index + base}" + message[len(prefix):]
+                raise CastError(message, e.index + base, e.text) from None
+            base += len(chunk)
         pa_type = None if packed else _arrow_type(pa, dst)
         if pa_type is not None:
             return pa.chunked_array(parts, type=pa_type)
-        if not parts:
-            return np.empty((0,), np.uint8 if packed else _DTYPE[dst])
-        return np.concatenate(parts)
+        joined = np.concatenate(parts) if parts else np.empty((0,), _DTYPE[dst])
+        return _pack_flat(joined, dst, threads) if packed else joined
     if not isinstance(arr, pa.Array):
         raise TypeError(f"x: unsupported pyarrow object {type(arr).__name__}")
     src = _arrow_code(pa, arr.type)
