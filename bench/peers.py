@@ -1,50 +1,83 @@
 #!/usr/bin/env python3
 """tensorcast next to ONNX Runtime, pyarrow, ml_dtypes and numpy, on the same data, in one run.
 
-    tools/dev.sh peers                 # builds libtensorcast_c.so, installs the peers, runs this
-    python3 bench/peers.py --lib build/lib/libtensorcast_c.so [--quick] [--pairs f16,split]
+    tools/dev.sh peers [ARGS]     # builds libtensorcast_c.so, installs the peers and the
+                                  # package into build/peers-venv, runs this with
+                                  # --lib build/lib/libtensorcast_c.so ARGS
+    build/peers-venv/bin/python bench/peers.py [--lib build/lib/libtensorcast_c.so] [--quick]
+        [--pairs f16,split] [--out DIR]
 
-Every implementation runs on one thread on the same seeded input:
+tensorcast is called through its Python package (`import tensorcast as tc`, pip install .),
+which must be importable by the Python running this. Every implementation runs on one
+thread on the same seeded input:
 
-  tensorcast   tc_cast / tc_split of the C API (include/tensorcast/tensorcast_c.h) via ctypes,
-               into preallocated outputs.
+  tensorcast   the main column: the package with a preallocated result,
+               `tc.cast(x, to, out=preallocated, threads=1)`. Packed targets (i4, f4e2m1):
+               `packed=True` into a preallocated uint8 buffer, ONNX's layout (two elements per
+               byte), the layout ORT and the C API write. STRING: x and out are numpy
+               StringDType arrays. Split: `tc.split(x, sizes, axis=axis, threads=1)`, which
+               allocates its parts (the package has no out= for Split).
+  tc alloc     `tc.cast(x, to, threads=1)`, the package's allocating call, as astype is
+               called; its result is the package's default, so packed targets come back
+               unpacked (ml_dtypes, one element per byte), the layout astype returns. Split:
+               the tensorcast column's call, shown again (it allocates).
+  tc Arrow     `tc.cast(arrow_array, to, threads=1)` of the pyarrow Array pyarrow casts, for
+               the pairs pyarrow has: an Arrow array in, an Arrow array out (STRING: Arrow
+               utf8), the call that compares with pyarrow.compute.cast.
+  C API        only with --lib: tc_cast / tc_split of include/tensorcast/tensorcast_c.h via
+               ctypes into preallocated buffers in ONNX's layout. STRING input: views of one
+               fixed-width bytes buffer; STRING output: an arena with room for every text at
+               its longest (33 bytes per element, the bound of tensorcast_c.h), which
+               tensorcast fills in one pass. "tc/C API" (the tensorcast column over this
+               one) is the cost of the package's Python layer on the same data; the package's
+               target is <= 1.05 at 16M elements for numeric pairs.
   ORT          ONNX Runtime CPU: a one-node Cast / Split model built in memory (onnx.helper),
                intra_op_num_threads = inter_op_num_threads = 1, sequential execution, input and
-               outputs bound to our preallocated buffers with IOBinding (no copies), timed around
-               run_with_iobinding. ORT's per-call overhead is the same model on a 1-element
-               tensor and is reported in a separate table (it is included in the ns/element).
+               outputs bound to preallocated buffers with IOBinding (no copies), timed around
+               run_with_iobinding. Its per-call overhead is in the ns/element (see the
+               overhead table).
   pyarrow      `pyarrow.compute.cast(arr, target_type)` of a pyarrow Array built once (not
-               timed) from the same input (STRING: `pa.array(list of str, type=pa.string())` of
-               the texts tensorcast parses); it allocates its result on every call.
-               pa.set_cpu_count(1) and pa.set_io_thread_count(1). Numeric pairs run with
-               safe=False: Arrow's default safe=True raises ArrowInvalid on lossy casts (f32 ->
-               i8 of a value with a fraction, i64 -> f32 of an integer beyond 2^24). With
-               safe=False float -> integer truncates toward zero, and out-of-range values and
-               NaN are a C++ static_cast (undefined; on x86 300.0 -> i8 44), where ONNX /
-               tensorcast saturate. STRING pairs use the default (a text that does not parse
-               raises with either). Types Arrow lacks (bfloat16, float8, float4, int4, e8m0)
-               and Split have no pyarrow cell ("-").
-  astype       numpy / ml_dtypes `src.astype(dst_dtype)`, as users write it: it allocates its
-               result on every call. For Split: `[p.copy() for p in np.split(x, parts, axis)]`.
-  copyto       `np.copyto(preallocated, src, casting="unsafe")` (Split: np.copyto of each
+               timed) from the same input (STRING: from the StringDType array); it allocates
+               its result on every call. pa.set_cpu_count(1) and pa.set_io_thread_count(1).
+               Numeric pairs run with safe=False: Arrow's default safe=True raises
+               ArrowInvalid on lossy casts (f32 -> i8 of a value with a fraction, i64 -> f32
+               of an integer beyond 2^24). With safe=False float -> integer truncates toward
+               zero, and out-of-range values and NaN are a C++ static_cast (undefined; on x86
+               300.0 -> i8 44), where ONNX / tensorcast saturate. STRING pairs use the default
+               (a text that does not parse raises with either). Types Arrow lacks (bfloat16,
+               float8, float4, int4, e8m0) and Split have no pyarrow cell ("-").
+  astype       numpy / ml_dtypes `x.astype(dst_dtype)`, as users write it: it allocates its
+               result on every call (STRING: StringDType). Split:
+               `[p.copy() for p in np.split(x, parts, axis)]`.
+  copyto       `np.copyto(preallocated, x, casting="unsafe")` (Split: np.copyto of each
                np.split view), i.e. the same conversion without the allocation.
   memcpy       ctypes.memmove of (source bytes + destination bytes) / 2, the definition of
                bench/kernel_bench.cc: a copy that reads + writes as many bytes as the cast.
 
 Times are the median of --samples samples; a sample repeats the call until it lasts at least
 --min-sample seconds (after one warm-up call). "x memcpy" is t_memcpy / t_impl (1.0 = as fast
-as memcpy of the same bytes), "ORT/tc", "pyarrow/tc" and friends are t_peer / t_tensorcast
-(> 1: tensorcast is faster).
+as memcpy of the same bytes). Ratios compare calls that do the same work, t_peer / t_tc
+(> 1: tensorcast is faster): ORT/tc and copyto/tc against the tensorcast column (all write
+preallocated buffers), astype/tc alloc (both allocate and return the same layout),
+pyarrow/tc Arrow (both take and allocate an Arrow array).
 
-ml_dtypes and numpy keep 4-bit types unpacked (one byte per element); tensorcast and ORT use
-ONNX's packed layout (two per byte). Each is timed in its native layout; the correctness
-cross-check packs ml_dtypes' result first. STRING pairs have their own sizes (--string-sizes,
-default 64K and 16M like the others) because every implementation is 100-1000x slower there.
+Layouts: ml_dtypes keeps 4-bit types unpacked (one byte per element), ONNX packs two per
+byte. Packed targets: see the tensorcast and tc alloc columns; copyto writes the unpacked
+layout. Packed sources (i4 -> f32, f4e2m1 -> f32): the package takes the unpacked ml_dtypes
+array astype reads and packs it before the cast (it has no packed-input form), while the C
+API and ORT read the packed bytes, so tc/C API there includes a packing pass. STRING pairs
+have their own sizes (--string-sizes, default 64K and 16M like the others) because every
+implementation is 100-1000x slower there.
 
-The cross-check counts elements whose bits (STRING: bytes) differ between tensorcast and
-ml_dtypes / numpy, between tensorcast and ORT, and between tensorcast and pyarrow (outputs of
-the timed runs). Some differences are by definition (README "Differences from the ONNX
+The cross-check counts elements whose bits (STRING: texts) differ from the tensorcast
+column's output: ml_dtypes / numpy (astype), ORT, pyarrow, and the other tensorcast calls
+(tc alloc, tc Arrow, C API: one library, so any difference is a bug and is named). Some
+differences from the peers are by definition (README "Differences from the ONNX
 reference", docs/semantics.md, section 11): they are reported, never fatal.
+
+The per-call overhead table times one call on tiny arrays (--overhead-sizes, default 1, 16
+and 1024 elements) for a few pairs (--overhead-pairs): every implementation above except
+memcpy, each called as in the main table.
 
 Writes OUT/peers.md (tables, machine, date, versions) and OUT/peers.png (bar chart, log-scale
 ns/element); prints the markdown to stdout.
@@ -83,6 +116,10 @@ pa.set_io_thread_count(1)
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20240521
 
+# The numpy dtype of texts: StringDType (numpy >= 2), as the package returns them; object
+# arrays of str on numpy 1.
+STRING_DTYPE = getattr(getattr(np, "dtypes", None), "StringDType", lambda: np.dtype(object))()
+
 # ONNX element type -> (short name, bits per element, numpy / ml_dtypes dtype).
 TYPES = {
     TP.FLOAT: ("f32", 32, np.dtype(np.float32)),
@@ -98,7 +135,7 @@ TYPES = {
     TP.FLOAT8E8M0: ("e8m0", 8, np.dtype(ml_dtypes.float8_e8m0fnu)),
     TP.FLOAT4E2M1: ("f4e2m1", 4, np.dtype(ml_dtypes.float4_e2m1fn)),
     TP.INT4: ("i4", 4, np.dtype(ml_dtypes.int4)),
-    TP.STRING: ("string", 0, None),
+    TP.STRING: ("string", 0, STRING_DTYPE),
 }
 
 # ONNX element type -> Arrow type, for the types Arrow has (pyarrow.compute.cast converts between
@@ -114,6 +151,10 @@ ARROW_TYPES = {
 
 def storage_bytes(code, n):
     return (n * TYPES[code][1] + 7) // 8
+
+
+def is_packed(code):
+    return TYPES[code][1] == 4
 
 
 @dataclass
@@ -188,6 +229,8 @@ PAIRS = [
     Pair(F32, F32, axis=0),
     Pair(F32, F32, axis=1),
 ]
+# Pairs of the per-call overhead table (labels), unless --overhead-pairs says otherwise.
+OVERHEAD_PAIRS = "f32 -> f16,f32 -> e4m3fn,f32 -> string,string -> f32,Split f32 axis 0 /4"
 
 
 # --------------------------------------------------------------------------- timing
@@ -209,7 +252,8 @@ def measure(fn, min_sample_s, samples):
 
 
 class Unsupported(Exception):
-    """An implementation that does not support a pair ("n/a (<who>: <reason>)")."""
+    """An implementation that does not support a pair, or failed on it: reported as
+    "n/a (<who>: <reason>)", never fatal."""
 
 
 # --------------------------------------------------------------------------- layouts
@@ -231,7 +275,7 @@ def unpack4(packed_u8, n):
 
 def onnx_bytes(arr, code):
     """A numpy / ml_dtypes array in ONNX storage layout (uint8 bytes)."""
-    if TYPES[code][1] == 4:
+    if is_packed(code):
         return pack4(np.ascontiguousarray(arr).view(np.uint8))
     return np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
 
@@ -245,8 +289,94 @@ def element_codes(raw_u8, code, n):
                                          64: np.uint64}[bits])
 
 
+def as_texts(x):
+    """Texts (a numpy array of any string dtype, a pyarrow array, a list of str) as a 1-D
+    STRING_DTYPE array: the form STRING outputs are compared in."""
+    if isinstance(x, (pa.Array, pa.ChunkedArray)):
+        x = x.to_numpy(zero_copy_only=False)
+    return np.asarray(x, dtype=STRING_DTYPE).reshape(-1)
+
+
+def fixed_width(texts, kind):
+    """A text array as a fixed-width numpy array of kind "U" (str) or "S" (ASCII bytes)."""
+    width = max((len(s) for s in texts.tolist()), default=1)
+    return texts.astype(f"{kind}{max(width, 1)}")
+
+
+def text_bytes(texts):
+    return sum(len(s) for s in texts.tolist())  # the texts are ASCII
+
+
+def comparable(arr, code):
+    """A numpy result in the form outputs are compared in: ONNX-layout bytes (STRING: texts)."""
+    return as_texts(arr) if code == TP.STRING else onnx_bytes(arr, code)
+
+
+def arrow_comparable(arr, code):
+    if code == TP.STRING:
+        return as_texts(arr)
+    return onnx_bytes(arr.to_numpy(zero_copy_only=False), code)
+
+
 def ptr(a):
     return a.ctypes.data
+
+
+# --------------------------------------------------------------------------- tensorcast (package)
+
+class Package:
+    """tensorcast through its Python package, called as users call it, on one thread."""
+
+    def __init__(self, module):
+        self.tc = module
+        # Every call passes threads=1; a pool of one covers any internal step that takes the
+        # package's default pool.
+        module.set_num_threads(1)
+
+    def version(self):
+        return self.tc.__version__
+
+    def active_target(self):
+        return self.tc._tensorcast.active_target()  # the package has no public accessor
+
+    @staticmethod
+    def _checked(call):
+        """call, after one run; an error of the package becomes Unsupported."""
+        try:
+            call()
+        except (TypeError, ValueError, MemoryError) as e:
+            raise Unsupported(f"tensorcast: {str(e).splitlines()[0][:120]}") from None
+        return call
+
+    def cast_out_fn(self, pair, native, n):
+        """(call, result) of `tc.cast(x, to, out=preallocated, threads=1)`; packed targets
+        with packed=True (ONNX layout). result() gives the output in comparable form."""
+        cast, dst = self.tc.cast, pair.dst
+        if is_packed(dst):
+            out = np.empty(storage_bytes(dst, n), np.uint8)
+            call = self._checked(lambda: cast(native, dst, out=out, packed=True, threads=1))
+            return call, lambda: out
+        out = np.empty(n, TYPES[dst][2])
+        call = self._checked(lambda: cast(native, dst, out=out, threads=1))
+        return call, lambda: comparable(out, dst)
+
+    def cast_alloc_fn(self, pair, native):
+        """(call, result) of `tc.cast(x, to, threads=1)`: the default (unpacked) result."""
+        cast, dst = self.tc.cast, pair.dst
+        call = self._checked(lambda: cast(native, dst, threads=1))
+        return call, lambda: comparable(call(), dst)
+
+    def cast_arrow_fn(self, pair, arr):
+        """(call, result) of `tc.cast(arrow_array, to, threads=1)`: an Arrow array out."""
+        cast, dst = self.tc.cast, pair.dst
+        call = self._checked(lambda: cast(arr, dst, threads=1))
+        return call, lambda: arrow_comparable(call(), dst)
+
+    def split_fn(self, x, axis, sizes):
+        """(call, result) of `tc.split(x, sizes, axis=axis, threads=1)` (it allocates)."""
+        split = self.tc.split
+        call = self._checked(lambda: split(x, sizes, axis=axis, threads=1))
+        return call, call
 
 
 # --------------------------------------------------------------------------- tensorcast (C API)
@@ -264,14 +394,9 @@ class TcStringArena(ctypes.Structure):
 
 # tc_string_view {const char* data; size_t size;} as a numpy record (same layout).
 VIEW_DTYPE = np.dtype([("data", np.uintp), ("size", np.uintp)])
-TC_BUFFER_TOO_SMALL = 6
 
 
-class TcFailed(Exception):
-    pass
-
-
-class Tensorcast:
+class CApi:
     """ctypes binding of include/tensorcast/tensorcast_c.h (the functions this benchmark uses)."""
 
     def __init__(self, path):
@@ -287,9 +412,6 @@ class Tensorcast:
         lib.tc_version_string.argtypes = []
         lib.tc_active_target.restype = c.c_char_p
         lib.tc_active_target.argtypes = []
-        lib.tc_storage_bytes.argtypes = [c.c_int32, c.c_size_t, c.POINTER(c.c_size_t),
-                                         c.POINTER(TcError)]
-        lib.tc_storage_bytes.restype = c.c_int
         self.lib = lib
         self._msg = ctypes.create_string_buffer(512)
         self.err = TcError(0, 0, 0, ctypes.cast(self._msg, ctypes.c_void_p).value, 512)
@@ -301,22 +423,16 @@ class Tensorcast:
     def active_target(self):
         return self.lib.tc_active_target().decode()
 
-    def storage_bytes(self, code, n):
-        out = ctypes.c_size_t()
-        if self.lib.tc_storage_bytes(code, n, ctypes.byref(out), self.eref):
-            raise TcFailed(self._msg.value.decode())
-        return out.value
-
     def _fail(self, what):
-        return TcFailed(f"{what}: {self._msg.value.decode(errors='replace')}")
+        return Unsupported(f"C API: {what}: {self._msg.value.decode(errors='replace')}")
 
     def cast_fn(self, src, dst, native, src_bytes, n):
         """(call, result): call() runs tc_cast once (saturate=1, round_mode=up: the ONNX
-        defaults); result() returns the output in ONNX layout (bytes of a list for STRING)."""
+        defaults); result() gives the output in comparable form."""
         cast, eref = self.lib.tc_cast, self.eref
         keep = []
         if src == TP.STRING:
-            enc = native.astype(np.bytes_)        # fixed-width ASCII, one buffer
+            enc = fixed_width(native, "S")        # one buffer of ASCII texts
             lengths = np.char.str_len(enc)
             views = np.empty(n, VIEW_DTYPE)
             views["data"] = ptr(enc) + np.arange(n, dtype=np.uintp) * np.uintp(enc.itemsize)
@@ -337,20 +453,22 @@ class Tensorcast:
             keep += [out_views, arena, buf]
             dst_ptr = ctypes.addressof(arena)
         else:
-            buf = np.zeros(self.storage_bytes(dst, n), np.uint8)
+            buf = np.zeros(storage_bytes(dst, n), np.uint8)
             dst_ptr = ptr(buf)
 
+        keep += [src_bytes, buf]
+
         def call():
+            _ = keep
             if cast(src_ptr, src, dst_ptr, dst, n, 1, 0, eref):
                 raise self._fail(f"tc_cast {src} -> {dst}")
 
         def result():
-            _ = keep
             if dst != TP.STRING:
                 return buf
             raw = buf.tobytes()
             offs = (out_views["data"] - np.uintp(ptr(buf))).tolist()
-            return [raw[o:o + s] for o, s in zip(offs, out_views["size"].tolist())]
+            return as_texts([raw[o:o + s].decode() for o, s in zip(offs, out_views["size"].tolist())])
         call()
         return call, result
 
@@ -361,14 +479,14 @@ class Tensorcast:
         split, eref = self.lib.tc_split, self.eref
         args = (ptr(x), TP.FLOAT, ptr(shape), x.ndim, axis, ptr(sizes), len(outs),
                 ctypes.addressof(outputs), eref)
-        keep = (shape, sizes, outputs)
+        keep = (x, shape, sizes, outputs, outs)
 
         def call():
             _ = keep
             if split(*args):
                 raise self._fail("tc_split")
         call()
-        return call
+        return call, lambda: outs
 
 
 # --------------------------------------------------------------------------- ONNX Runtime
@@ -419,18 +537,19 @@ def ort_cast_fn(src, dst, native, src_bytes, n):
     """(call, result) for ORT's Cast on our buffers, bound with IOBinding (no copies).
     STRING tensors are ORT-owned std::string arrays: a STRING output is allocated by ORT on
     every run; a STRING input cannot be bound from Python (ORT: "Only binding non-string
-    Tensors is currently supported"), so string -> x runs sess.run(), which also converts the
-    numpy str array into std::strings on every call (and allocates the output)."""
+    Tensors is currently supported"), so string -> x runs sess.run() on a fixed-width str
+    array (built once), which converts it into std::strings on every call (and allocates
+    the output)."""
     sess = ort_cast_session(src, dst)
     if src == TP.STRING:
-        feed = {"x": native}
+        feed = {"x": fixed_width(native, "U")}
         last = []
 
         def call():
             last[:] = sess.run(["y0"], feed)
 
         def result():
-            return np.ascontiguousarray(last[0]).view(np.uint8).reshape(-1)
+            return onnx_bytes(last[0].reshape(-1), dst)
         call()
         return call, result
     io = sess.io_binding()
@@ -442,47 +561,59 @@ def ort_cast_fn(src, dst, native, src_bytes, n):
         dst_buf = np.zeros(storage_bytes(dst, n), np.uint8)
         io.bind_output("y0", "cpu", 0, dst, [n], ptr(dst_buf))
 
+    keep = (src_bytes, dst_buf)
+
     def call():
+        _ = keep
         sess.run_with_iobinding(io)
 
     def result():
         if dst == TP.STRING:
             # (io.copy_outputs_to_cpu() crashes on string outputs in ORT 1.31.)
-            return [v.encode() for v in io.get_outputs()[0].numpy().reshape(-1).tolist()]
+            return as_texts(io.get_outputs()[0].numpy())
         return dst_buf
     call()
     return call, result
 
 
+def ort_split_fn(pair, x, outs):
+    sess = ort_split_session(pair.axis, pair.parts)
+    io = sess.io_binding()
+    io.bind_input("x", "cpu", 0, F32, list(x.shape), ptr(x))
+    for i, o in enumerate(outs):
+        io.bind_output(f"y{i}", "cpu", 0, F32, list(o.shape), ptr(o))
+    keep = (x, outs)
+
+    def call():
+        _ = keep
+        sess.run_with_iobinding(io)
+    call()
+    return call, lambda: outs
+
+
 # --------------------------------------------------------------------------- pyarrow
 
-def pyarrow_cast_fn(src, dst, native):
-    """(call, result) for pyarrow.compute.cast of a pyarrow Array built here from the same input
-    (not timed; STRING: from the list of Python str); call() allocates the result array, as
-    compute.cast does; result() returns it in ONNX layout (bytes of a list for STRING).
-    Numeric -> numeric casts run with safe=False (Arrow's default safe=True raises on lossy
-    casts); STRING pairs with the default. Raises Unsupported with Arrow's reason."""
-    if src == TP.STRING:
-        arr = pa.array(native.tolist(), type=pa.string())
-    else:
-        arr = pa.array(native, type=ARROW_TYPES[src])
-    target = ARROW_TYPES[dst]
-    safe = TP.STRING in (src, dst)  # numeric -> numeric: safe=False
+def arrow_input(pair, native):
+    """The pyarrow Array of the same input (STRING: utf8 of the same texts)."""
+    return pa.array(native, type=ARROW_TYPES[pair.src])
+
+
+def pyarrow_cast_fn(pair, arr):
+    """(call, result) for pyarrow.compute.cast of the pyarrow Array `arr`; call() allocates
+    the result array, as compute.cast does. Numeric -> numeric casts run with safe=False
+    (Arrow's default safe=True raises on lossy casts); STRING pairs with the default.
+    Raises Unsupported with Arrow's reason."""
+    target = ARROW_TYPES[pair.dst]
+    safe = pair.has_string  # numeric -> numeric: safe=False
     cast = pc.cast
 
     def call():
         return cast(arr, target, safe=safe)
-
-    def result():
-        out = call()
-        if dst == TP.STRING:
-            return [v.encode() for v in out.to_pylist()]
-        return onnx_bytes(out.to_numpy(zero_copy_only=False), dst)
     try:
         call()
     except pa.ArrowException as e:
         raise Unsupported(f"pyarrow: {str(e).splitlines()[0][:120]}") from None
-    return call, result
+    return call, lambda: arrow_comparable(call(), pair.dst)
 
 
 # --------------------------------------------------------------------------- data
@@ -498,14 +629,15 @@ def base_normal(n):
 
 
 def make_source(pair, n):
-    """(native array for numpy / ml_dtypes, ONNX-layout uint8 bytes or None for STRING)."""
+    """(native array for numpy / ml_dtypes and the package, ONNX-layout uint8 bytes or None
+    for STRING). Split: a square 2-D f32 array of about n elements (at least parts x parts)."""
+    if pair.is_split:
+        side = max(pair.parts, int(round(n ** 0.5)))
+        x = np.random.default_rng(SEED).standard_normal((side, side), dtype=np.float32)
+        return x, x.view(np.uint8).reshape(-1)
     f = base_normal(n) * np.float32(pair.scale)
     if pair.dst == TP.FLOAT8E8M0:
         f = np.abs(f)  # scales are positive; ml_dtypes gives NaN for negative inputs
-    if pair.is_split:
-        side = int(round(n ** 0.5))
-        x = f[: side * side].reshape(side, side).copy()
-        return x, x.view(np.uint8).reshape(-1)
     if pair.src == F32:
         return f, f.view(np.uint8)
     if pair.src == TP.DOUBLE:
@@ -519,106 +651,160 @@ def make_source(pair, n):
         # source has when that is the destination, else of the f32 values.
         if pair.dst in (TP.DOUBLE, TP.INT64):
             f = make_source(Pair(pair.dst, TP.STRING), n)[0]
-        return f.astype(str), None
+        return f.astype(STRING_DTYPE), None
     native = f.astype(TYPES[pair.src][2])
     return native, onnx_bytes(native, pair.src)
 
 
+# --------------------------------------------------------------------------- implementations
+
+# Every maker returns (call, result): call() runs the implementation once and holds every
+# buffer it reads or writes (raw pointers are bound into ctypes and ORT); result() gives
+# its output in comparable form (Cast: ONNX-layout bytes, STRING texts; Split: the parts), or
+# result is None for an implementation that is timed but not cross-checked (copyto: the same
+# conversion as astype). A maker raises Unsupported when the implementation cannot run the
+# pair. Makers run in the order of the dict; the tensorcast column comes first, so every
+# later output is compared with it.
+
+def cast_makers(pair, native, src_bytes, n, pkg, capi):
+    src, dst = pair.src, pair.dst
+    arr = arrow_input(pair, native) if pair.has_arrow else None
+    dst_dtype = TYPES[dst][2]
+    makers = {}
+    if pkg is not None:
+        makers["tensorcast"] = lambda: pkg.cast_out_fn(pair, native, n)
+        makers["tc alloc"] = lambda: pkg.cast_alloc_fn(pair, native)
+        if arr is not None:
+            makers["tc Arrow"] = lambda: pkg.cast_arrow_fn(pair, arr)
+    if capi is not None:
+        makers["C API"] = lambda: capi.cast_fn(src, dst, native, src_bytes, n)
+    makers["ORT"] = lambda: ort_cast_fn(src, dst, native, src_bytes, n)
+    if arr is not None:
+        makers["pyarrow"] = lambda: pyarrow_cast_fn(pair, arr)
+
+    def astype():
+        call = lambda: native.astype(dst_dtype)  # noqa: E731
+        return call, lambda: comparable(call(), dst)
+    makers["astype"] = astype
+
+    def copyto():
+        out = np.empty(n, dst_dtype)
+        return lambda: np.copyto(out, native, casting="unsafe"), None
+    makers["copyto"] = copyto
+    return makers
+
+
+def split_makers(pair, x, pkg, capi):
+    axis, parts = pair.axis, pair.parts
+    shapes = [v.shape for v in np.split(x, parts, axis=axis)]
+    sizes = [s[axis] for s in shapes]
+    makers = {}
+    if pkg is not None:
+        makers["tensorcast"] = lambda: pkg.split_fn(x, axis, sizes)
+    if capi is not None:
+        makers["C API"] = lambda: capi.split_fn(x, axis, [np.zeros(s, x.dtype) for s in shapes])
+    makers["ORT"] = lambda: ort_split_fn(pair, x, [np.zeros(s, x.dtype) for s in shapes])
+
+    def astype():
+        call = lambda: [p.copy() for p in np.split(x, parts, axis=axis)]  # noqa: E731
+        return call, call
+    makers["astype"] = astype
+
+    def copyto():
+        outs = [np.empty(s, x.dtype) for s in shapes]
+
+        def call():
+            for o, p in zip(outs, np.split(x, parts, axis=axis)):
+                np.copyto(o, p)
+        return call, None
+    makers["copyto"] = copyto
+    return makers
+
+
+def makers_of(pair, n, pkg, capi):
+    """(makers, native input, ONNX-layout source bytes, element count) of a pair at ~n."""
+    native, src_bytes = make_source(pair, n)
+    if pair.is_split:
+        return split_makers(pair, native, pkg, capi), native, src_bytes, native.size
+    return cast_makers(pair, native, src_bytes, n, pkg, capi), native, src_bytes, n
+
+
+def count_diff(pair, a, b, n):
+    """Elements whose bits (STRING: texts) differ between two comparable outputs."""
+    if pair.is_split:
+        return sum(int(np.count_nonzero(p.view(np.uint32) != q.view(np.uint32)))
+                   for p, q in zip(a, b))
+    if pair.dst == TP.STRING:
+        return int(np.count_nonzero(a != b))
+    return int(np.count_nonzero(element_codes(a, pair.dst, n) != element_codes(b, pair.dst, n)))
+
+
 # --------------------------------------------------------------------------- one pair
+
+# Cross-checked implementation -> Row.mismatch key. The other tensorcast calls share one key.
+CHECK_KEY = {"astype": "ml_dtypes", "ORT": "ORT", "pyarrow": "pyarrow",
+             "tc alloc": "tc variants", "tc Arrow": "tc variants", "C API": "tc variants"}
+
 
 @dataclass
 class Row:
     pair: Pair
     n: int
     ns: dict = field(default_factory=dict)        # impl -> ns per call, or Unsupported text
-    mismatch: dict = field(default_factory=dict)  # peer -> (count, n) or text
+    mismatch: dict = field(default_factory=dict)  # peer -> (count, n); "tc variants" -> {impl: count}
     memcpy_bytes: int = 0
 
 
-def fmt_mismatch(v):
-    if isinstance(v, str):
-        return v
+def fmt_mismatch(v, n):
+    if isinstance(v, dict):  # tc variants: only the calls that differ are named
+        bad = [f"{impl} {fmt_mismatch((c, n), n)}" for impl, c in v.items() if c]
+        return "; ".join(bad) if bad else "0"
     count, n = v
     if count == 0:
         return "0"
     return f"{count} ({100.0 * count / n:.3g}%)"
 
 
-def run_cast(pair, n, tc, args):
-    row = Row(pair, n)
-    native, src_bytes = make_source(pair, n)
+def run_row(pair, n, pkg, capi, args):
+    """Times every implementation of a pair at n elements and cross-checks their outputs."""
     t = lambda fn: measure(fn, args.min_sample, args.samples)  # noqa: E731
-    dst_dtype = TYPES[pair.dst][2]
-
-    # numpy / ml_dtypes: the reference output for the cross-check.
-    if pair.dst == TP.STRING:
-        ref = native.astype(str)
-    else:
-        ref = native.astype(dst_dtype)
-    row.ns["astype"] = t(lambda: native.astype(dst_dtype if pair.dst != TP.STRING else str))
-    out_np = np.empty(n, ref.dtype)
-    row.ns["copyto"] = t(lambda: np.copyto(out_np, native, casting="unsafe"))
-
-    # tensorcast
-    tc_out = None
-    if tc is not None:
+    makers, native, src_bytes, n = makers_of(pair, n, pkg, capi)
+    row = Row(pair, n)
+    main = ref = None
+    for impl, make in makers.items():
         try:
-            fn, get = tc.cast_fn(pair.src, pair.dst, native, src_bytes, n)
-            row.ns["tensorcast"] = t(fn)
-            tc_out = get()
-        except TcFailed as e:  # reported, not fatal: the run still shows the peers
-            row.ns["tensorcast"] = f"n/a (tensorcast: {e})"
-
-    # ONNX Runtime
-    ort_out = None
-    try:
-        fn, get = ort_cast_fn(pair.src, pair.dst, native, src_bytes, n)
-        row.ns["ORT"] = t(fn)
-        ort_out = get()
-    except Unsupported as e:
-        row.ns["ORT"] = f"n/a ({e})"
-
-    # pyarrow (no cell where Arrow lacks the source or destination type)
-    pa_out = None
-    if pair.has_arrow:
-        try:
-            fn, get = pyarrow_cast_fn(pair.src, pair.dst, native)
-            row.ns["pyarrow"] = t(fn)
-            pa_out = get()
-        except Unsupported as e:
-            row.ns["pyarrow"] = f"n/a ({e})"
+            call, result = make()
+        except Unsupported as e:  # reported, not fatal: the run still shows the others
+            row.ns[impl] = f"n/a ({e})"
+            continue
+        row.ns[impl] = t(call)
+        if result is None:
+            continue
+        out = result()
+        del call, result  # the implementation's buffers go before the next one's
+        if impl == "tensorcast":
+            main = out
+            continue
+        if impl == "astype":
+            ref = out
+        if main is None:
+            continue
+        count = count_diff(pair, main, out, n)
+        if CHECK_KEY[impl] == "tc variants":
+            row.mismatch.setdefault("tc variants", {})[impl] = count
+        else:
+            row.mismatch[CHECK_KEY[impl]] = (count, n)
+    if pair.is_split and "tensorcast" in row.ns:
+        row.ns["tc alloc"] = row.ns["tensorcast"]  # tc.split allocates: one call, both columns
 
     # memcpy of (source + destination bytes) / 2
-    if pair.dst == TP.STRING:
-        dst_nbytes = sum(len(s) for s in ref.tolist())
-        src_nbytes = src_bytes.size
-    elif pair.src == TP.STRING:
-        src_nbytes = sum(len(s) for s in native.tolist())
-        dst_nbytes = storage_bytes(pair.dst, n)
+    if pair.is_split:
+        row.memcpy_bytes = native.nbytes  # reads x.nbytes, writes x.nbytes
     else:
-        src_nbytes, dst_nbytes = src_bytes.size, storage_bytes(pair.dst, n)
-    row.memcpy_bytes = (src_nbytes + dst_nbytes) // 2
+        src_nbytes = text_bytes(native) if pair.src == TP.STRING else src_bytes.size
+        dst_nbytes = text_bytes(ref) if pair.dst == TP.STRING else storage_bytes(pair.dst, n)
+        row.memcpy_bytes = (src_nbytes + dst_nbytes) // 2
     row.ns["memcpy"] = memcpy_time(row.memcpy_bytes, t)
-
-    # cross-check
-    if tc_out is not None:
-        if pair.dst == TP.STRING:
-            want = [s.encode() for s in ref.tolist()]
-            row.mismatch["ml_dtypes"] = (sum(a != b for a, b in zip(tc_out, want)), n)
-            if ort_out is not None:
-                row.mismatch["ORT"] = (sum(a != b for a, b in zip(tc_out, ort_out)), n)
-            if pa_out is not None:
-                row.mismatch["pyarrow"] = (sum(a != b for a, b in zip(tc_out, pa_out)), n)
-        else:
-            mine = element_codes(tc_out, pair.dst, n)
-            theirs = element_codes(onnx_bytes(ref, pair.dst), pair.dst, n)
-            row.mismatch["ml_dtypes"] = (int(np.count_nonzero(mine != theirs)), n)
-            if ort_out is not None:
-                other = element_codes(ort_out, pair.dst, n)
-                row.mismatch["ORT"] = (int(np.count_nonzero(mine != other)), n)
-            if pa_out is not None:
-                other = element_codes(pa_out, pair.dst, n)
-                row.mismatch["pyarrow"] = (int(np.count_nonzero(mine != other)), n)
     return row
 
 
@@ -629,107 +815,49 @@ def memcpy_time(nbytes, t):
     if nbytes not in _MEMCPY:
         a = np.ones(nbytes, np.uint8)
         b = np.zeros(nbytes, np.uint8)
-        pa, pb = ptr(a), ptr(b)
-        _MEMCPY[nbytes] = t(lambda: ctypes.memmove(pb, pa, nbytes))
+        pa_, pb = ptr(a), ptr(b)
+        _MEMCPY[nbytes] = t(lambda: ctypes.memmove(pb, pa_, nbytes))
     return _MEMCPY[nbytes]
 
 
-def run_split(pair, n, tc, args):
-    row = Row(pair, n)
-    x, _ = make_source(pair, n)
-    n = x.size
-    row.n = n
+def overhead_rows(pair, pkg, capi, args):
+    """Per-call cost on tiny arrays: [(element count, {impl: ns per call or text})], each
+    implementation called as in the main table."""
     t = lambda fn: measure(fn, args.min_sample, args.samples)  # noqa: E731
-    views = np.split(x, pair.parts, axis=pair.axis)
-    ref = [np.ascontiguousarray(v) for v in views]
-
-    row.ns["astype"] = t(lambda: [p.copy() for p in np.split(x, pair.parts, axis=pair.axis)])
-    outs_np = [np.empty_like(r) for r in ref]
-
-    def copyto():
-        for o, p in zip(outs_np, np.split(x, pair.parts, axis=pair.axis)):
-            np.copyto(o, p)
-    row.ns["copyto"] = t(copyto)
-
-    tc_outs = None
-    if tc is not None:
-        tc_outs = [np.zeros_like(r) for r in ref]
-        fn = tc.split_fn(x, pair.axis, tc_outs)
-        row.ns["tensorcast"] = t(fn)
-
-    ort_outs = None
-    try:
-        sess = ort_split_session(pair.axis, pair.parts)
-        ort_outs = [np.zeros_like(r) for r in ref]
-        io = sess.io_binding()
-        io.bind_input("x", "cpu", 0, F32, list(x.shape), ptr(x))
-        for i, o in enumerate(ort_outs):
-            io.bind_output(f"y{i}", "cpu", 0, F32, list(o.shape), ptr(o))
-        row.ns["ORT"] = t(lambda: sess.run_with_iobinding(io))
-    except Unsupported as e:
-        row.ns["ORT"] = f"n/a ({e})"
-
-    row.memcpy_bytes = x.nbytes  # reads x.nbytes, writes x.nbytes
-    row.ns["memcpy"] = memcpy_time(row.memcpy_bytes, t)
-
-    if tc_outs is not None:
-        bad = sum(int(np.count_nonzero(a.view(np.uint32) != b.view(np.uint32)))
-                  for a, b in zip(tc_outs, ref))
-        row.mismatch["ml_dtypes"] = (bad, n)
-        if ort_outs is not None:
-            bad = sum(int(np.count_nonzero(a.view(np.uint32) != b.view(np.uint32)))
-                      for a, b in zip(tc_outs, ort_outs))
-            row.mismatch["ORT"] = (bad, n)
-    return row
-
-
-def overhead_row(pair, tc, args):
-    """Per-call cost on a 1-element tensor (same model / entry point)."""
-    t = lambda fn: measure(fn, args.min_sample, args.samples)  # noqa: E731
-    res = {}
-    if pair.is_split:
-        x = np.ones((pair.parts, pair.parts), np.float32)
-        outs = [np.empty_like(v) for v in np.split(x, pair.parts, axis=pair.axis)]
-        if tc is not None:
-            res["tensorcast"] = t(tc.split_fn(x, pair.axis, outs))
-        try:
-            sess = ort_split_session(pair.axis, pair.parts)
-            io = sess.io_binding()
-            io.bind_input("x", "cpu", 0, F32, list(x.shape), ptr(x))
-            for i, o in enumerate(outs):
-                io.bind_output(f"y{i}", "cpu", 0, F32, list(o.shape), ptr(o))
-            res["ORT"] = t(lambda: sess.run_with_iobinding(io))
-        except Unsupported as e:
-            res["ORT"] = f"n/a ({e})"
-        res["astype"] = t(lambda: [p.copy() for p in np.split(x, pair.parts, axis=pair.axis)])
-        return res
-    native, src_bytes = make_source(pair, 1)
-    dst_dtype = TYPES[pair.dst][2] if pair.dst != TP.STRING else str
-    if tc is not None:
-        try:
-            fn, _ = tc.cast_fn(pair.src, pair.dst, native, src_bytes, 1)
-            res["tensorcast"] = t(fn)
-        except TcFailed as e:
-            res["tensorcast"] = f"n/a (tensorcast: {e})"
-    try:
-        res["ORT"] = t(ort_cast_fn(pair.src, pair.dst, native, src_bytes, 1)[0])
-    except Unsupported as e:
-        res["ORT"] = f"n/a ({e})"
-    if pair.has_arrow:
-        try:
-            res["pyarrow"] = t(pyarrow_cast_fn(pair.src, pair.dst, native)[0])
-        except Unsupported as e:
-            res["pyarrow"] = f"n/a ({e})"
-    res["astype"] = t(lambda: native.astype(dst_dtype))
-    return res
+    out = []
+    for size in args.overhead_sizes:
+        makers, _, _, n = makers_of(pair, size, pkg, capi)
+        if any(n == m for m, _ in out):  # Split: sizes below parts x parts give the same array
+            continue
+        res = {}
+        for impl, make in makers.items():
+            try:
+                res[impl] = t(make()[0])
+            except Unsupported as e:
+                res[impl] = f"n/a ({e})"
+        if pair.is_split and "tensorcast" in res:
+            res["tc alloc"] = res["tensorcast"]
+        out.append((n, res))
+    return out
 
 
 # --------------------------------------------------------------------------- report
 
-IMPLS = ["tensorcast", "ORT", "pyarrow", "astype", "copyto", "memcpy"]
-PEERS = ["ORT", "pyarrow", "astype", "copyto"]
-# Cross-checked peers: Row.mismatch key -> column title.
-CHECKED = {"ml_dtypes": "ml_dtypes/numpy", "ORT": "ORT", "pyarrow": "pyarrow"}
+IMPLS = ["tensorcast", "tc alloc", "tc Arrow", "C API", "ORT", "pyarrow", "astype", "copyto",
+         "memcpy"]
+MEMCPY_RATIOS = ["tensorcast", "ORT", "pyarrow", "astype", "copyto"]
+# (column title, numerator, denominator): t_numerator / t_denominator, calls doing the same work.
+RATIOS = [("tc/C API", "tensorcast", "C API"), ("ORT/tc", "ORT", "tensorcast"),
+          ("pyarrow/tc Arrow", "pyarrow", "tc Arrow"), ("astype/tc alloc", "astype", "tc alloc"),
+          ("copyto/tc", "copyto", "tensorcast")]
+# Cross-checked outputs: Row.mismatch key -> column title.
+CHECKED = {"ml_dtypes": "ml_dtypes/numpy", "ORT": "ORT", "pyarrow": "pyarrow",
+           "tc variants": "other tc calls"}
+# Per-call overhead table: impl -> column title.
+OVERHEAD_IMPLS = {"tensorcast": "tensorcast (out=)", "tc alloc": "tc alloc",
+                  "tc Arrow": "tc Arrow", "C API": "C API (ctypes)", "astype": "astype",
+                  "copyto": "copyto", "pyarrow": "pyarrow (compute.cast)",
+                  "ORT": "ORT (run_with_iobinding)"}
 
 
 def num(v, digits=3):
@@ -754,67 +882,102 @@ def machine():
     return f"{name}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}"
 
 
-def versions(tc):
+def versions(pkg, capi):
     out = [f"Python {platform.python_version()}"]
-    for pkg in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "pyarrow", "matplotlib"):
+    for name in ("numpy", "ml_dtypes", "onnx", "onnxruntime", "pyarrow", "matplotlib"):
         try:
-            out.append(f"{pkg} {metadata.version(pkg)}")
+            out.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
-            out.append(f"{pkg} (not installed)")
-    if tc is not None:
-        out.insert(0, f"tensorcast {tc.version()} (Highway target {tc.active_target()})")
-    return ", ".join(out)
+            out.append(f"{name} (not installed)")
+    tc = []
+    if pkg is not None:
+        tc.append(f"tensorcast package {pkg.version()} (Highway target {pkg.active_target()})")
+    if capi is not None:
+        tc.append(f"C API {capi.version()} (Highway target {capi.active_target()})")
+    return ", ".join(tc + out)
 
 
-def render(rows, overheads, tc, args, elapsed):
+def shown(rows, names):
+    """The implementations of `names` that have a cell in some row (no --lib: no C API)."""
+    return [i for i in names if any(i in r.ns for r in rows)]
+
+
+def package_vs_capi(rows):
+    """A line on tc/C API at the largest numeric size, or None without both columns."""
+    sel = [r for r in rows if not r.pair.has_string
+           and isinstance(r.ns.get("tensorcast"), float) and isinstance(r.ns.get("C API"), float)]
+    if not sel:
+        return None
+    size = max(r.n for r in sel)
+    ratios = sorted((r.ns["tensorcast"] / r.ns["C API"], r.pair.label) for r in sel if r.n == size)
+    worst = ratios[-1]
+    return (f"- Package (out=) / C API at {size:,} elements, numeric pairs: median "
+            f"{num(statistics.median(v for v, _ in ratios))}, highest {num(worst[0])} "
+            f"({worst[1]}).")
+
+
+def render(rows, overheads, pkg, capi, args, elapsed):
     lines = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines.append("## tensorcast vs ONNX Runtime, pyarrow, ml_dtypes and numpy (one thread)")
     lines.append("")
     lines.append(f"- Machine: {machine()}")
     lines.append(f"- Date: {now}; run took {elapsed:.0f} s")
-    lines.append(f"- Versions: {versions(tc)}")
+    lines.append(f"- Versions: {versions(pkg, capi)}")
     lines.append(f"- Command: `{' '.join([Path(sys.argv[0]).name] + sys.argv[1:])}`")
     lines.append("- ns/element: median of " f"{args.samples} samples (each >= {args.min_sample * 1e3:.0f} ms)."
-                 " x memcpy = t_memcpy / t (memcpy of (src + dst bytes) / 2, same run);"
-                 " peer/tc = t_peer / t_tensorcast (> 1: tensorcast faster)."
-                 " astype and pyarrow (compute.cast) allocate their result (as users call"
-                 " them), copyto writes a preallocated array; tensorcast and ORT (IOBinding)"
-                 " write preallocated buffers.")
-    lines.append("- Mismatches: elements whose bits differ from tensorcast's output.")
+                 " x memcpy = t_memcpy / t (memcpy of (src + dst bytes) / 2, same run)."
+                 " tensorcast = the package, `tc.cast(x, to, out=preallocated, threads=1)`"
+                 " (packed targets: packed=True; Split: `tc.split`, which allocates);"
+                 " tc alloc = `tc.cast(x, to, threads=1)` (allocates; packed targets come back"
+                 " unpacked, as astype's); tc Arrow = `tc.cast(pyarrow_array, to, threads=1)`;"
+                 " C API = tc_cast / tc_split via ctypes. astype and pyarrow (compute.cast)"
+                 " allocate their result, copyto and ORT (IOBinding) write preallocated buffers.")
+    lines.append("- Ratios: t_peer / t_tc of calls doing the same work (> 1: tensorcast faster):"
+                 " ORT and copyto against tensorcast, astype against tc alloc, pyarrow against"
+                 " tc Arrow. tc/C API = t_tensorcast / t_C API, the cost of the package's Python"
+                 " layer (> 1: the package is slower).")
+    lines.append("- Mismatches: elements whose bits (STRING: texts) differ from the tensorcast"
+                 " column's output; \"other tc calls\" names any of tc alloc, tc Arrow and the"
+                 " C API that differs (one library: a difference there is a bug).")
+    line = package_vs_capi(rows)
+    if line:
+        lines.append(line)
     lines.append("")
-    head = (["pair", "elements"] + [f"{i} ns/el" for i in IMPLS]
-            + ["tc x memcpy"] + [f"{p} x memcpy" for p in PEERS]
-            + [f"{p}/tc" for p in PEERS] + [f"mismatch vs {c}" for c in CHECKED.values()])
+    impls = shown(rows, IMPLS)
+    mem_ratios = [i for i in MEMCPY_RATIOS if i in impls]
+    ratios = [r for r in RATIOS if r[1] in impls and r[2] in impls]
+    checked = [k for k in CHECKED if any(k in r.mismatch for r in rows)]
+    head = (["pair", "elements"] + [f"{i} ns/el" for i in impls]
+            + [f"{'tc' if i == 'tensorcast' else i} x memcpy" for i in mem_ratios]
+            + [title for title, _, _ in ratios] + [f"mismatch vs {CHECKED[k]}" for k in checked])
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
     footnotes = {}
+
+    def footnote(text):
+        if text not in footnotes:
+            footnotes[text] = len(footnotes) + 1
+        return f"n/a [{footnotes[text]}]"
 
     def cell_ns(row, impl):
         v = row.ns.get(impl)
         if v is None:
             return "-"
         if isinstance(v, str):
-            key = v
-            if key not in footnotes:
-                footnotes[key] = len(footnotes) + 1
-            return f"n/a [{footnotes[key]}]"
+            return footnote(v)
         return num(v / row.n)
+
+    def ratio(a, b):
+        return num(a / b, 3) if isinstance(a, float) and isinstance(b, float) else "-"
 
     for row in rows:
         ns = row.ns
         cells = [row.pair.label, f"{row.n:,}"]
-        cells += [cell_ns(row, i) for i in IMPLS]
-        mem = ns.get("memcpy")
-        for impl in ["tensorcast"] + PEERS:
-            v = ns.get(impl)
-            cells.append(num(mem / v, 3) if isinstance(v, float) and isinstance(mem, float) else "-")
-        tcv = ns.get("tensorcast")
-        for impl in PEERS:
-            v = ns.get(impl)
-            cells.append(num(v / tcv, 3) if isinstance(v, float) and isinstance(tcv, float) else "-")
-        for peer in CHECKED:
-            cells.append(fmt_mismatch(row.mismatch[peer]) if peer in row.mismatch else "-")
+        cells += [cell_ns(row, i) for i in impls]
+        cells += [ratio(ns.get("memcpy"), ns.get(i)) for i in mem_ratios]
+        cells += [ratio(ns.get(a), ns.get(b)) for _, a, b in ratios]
+        cells += [fmt_mismatch(row.mismatch[k], row.n) if k in row.mismatch else "-" for k in checked]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     for text, i in footnotes.items():
@@ -829,24 +992,33 @@ def render(rows, overheads, tc, args, elapsed):
         lines.append("Known differences (by definition, not errors):")
         lines.append("")
         lines += notes
-        lines.append("- i4 / f4e2m1: astype / copyto work on ml_dtypes' unpacked layout (1 byte per "
-                     "element); tensorcast and ORT on ONNX's packed layout (2 per byte).")
-        lines.append("- STRING pairs run at --string-sizes elements (default 64K and 16M). "
-                     "ORT's Python binding cannot bind a string input: string -> x runs "
-                     "`sess.run`, which converts the numpy str array to std::strings and "
-                     "allocates the output on every call. x -> string: ORT allocates its "
-                     "string output per run; tensorcast writes a caller arena with room for "
-                     "every text at its longest (33 bytes per element), which it fills in one "
-                     "pass.")
         lines.append("")
+    lines.append("Layouts and inputs:")
+    lines.append("")
+    lines.append("- i4 / f4e2m1 targets: tensorcast (packed=True), the C API and ORT write ONNX's "
+                 "packed layout (two elements per byte); tc alloc, astype and copyto ml_dtypes' "
+                 "unpacked layout (one per byte). i4 / f4e2m1 sources: the package takes the "
+                 "unpacked ml_dtypes array astype reads and packs it before the cast (it has no "
+                 "packed-input form); the C API and ORT read the packed bytes.")
+    lines.append("- STRING pairs run at --string-sizes elements (default 64K and 16M). numpy "
+                 "side: StringDType arrays (the package's input and output, astype's and "
+                 "copyto's). The C API reads views of one fixed-width bytes buffer and writes a "
+                 "caller arena with room for every text at its longest (33 bytes per element), "
+                 "which it fills in one pass. ORT's Python binding cannot bind a string input: "
+                 "string -> x runs `sess.run` on a fixed-width str array, which converts it to "
+                 "std::strings and allocates the output on every call; x -> string: ORT "
+                 "allocates its string output per run.")
+    lines.append("- Split: the package has no out= for Split; `tc.split` allocates its parts "
+                 "and its one timing fills both the tensorcast and tc alloc columns.")
+    lines.append("")
     if any("pyarrow" in r.ns for r in rows):
         lines.append("pyarrow:")
         lines.append("")
-        lines.append("- `pyarrow.compute.cast(arr, target_type)` of a pyarrow Array built once "
-                     "from the same input (not timed; STRING inputs: `pa.array(list of str, "
-                     "type=pa.string())` of the texts tensorcast parses); `pa.set_cpu_count(1)`, "
-                     "`pa.set_io_thread_count(1)`. `-`: Arrow has no bfloat16, float8, float4, "
-                     "int4 or e8m0 type, and no Split.")
+        lines.append("- `pyarrow.compute.cast(arr, target_type)` and tc Arrow (`tc.cast(arr, to, "
+                     "threads=1)`) of one pyarrow Array built once from the same input (not "
+                     "timed; STRING inputs: utf8 of the StringDType texts); both return a new "
+                     "Arrow array. `pa.set_cpu_count(1)`, `pa.set_io_thread_count(1)`. `-`: "
+                     "Arrow has no bfloat16, float8, float4, int4 or e8m0 type, and no Split.")
         lines.append("- Numeric pairs run with `safe=False`: Arrow's default `safe=True` refuses "
                      "lossy casts with ArrowInvalid (f32 -> i8 of a value with a fraction: "
                      "\"was truncated\"; i64 -> f32 of an integer beyond 2^24: \"not in "
@@ -856,19 +1028,31 @@ def render(rows, overheads, tc, args, elapsed):
                      "; the inputs here stay in range. STRING pairs use the default `safe=True` "
                      "(a text that does not parse raises either way).")
         lines.append("")
-    lines.append("### Per-call overhead (1-element tensor, µs per call)")
-    lines.append("")
-    lines.append("| pair | tensorcast (ctypes) | ORT (run_with_iobinding) | pyarrow (compute.cast) "
-                 "| astype |")
-    lines.append("|---|---:|---:|---:|---:|")
-    for label, res in overheads:
-        cells = [label]
-        for impl in ("tensorcast", "ORT", "pyarrow", "astype"):
-            v = res.get(impl)
-            cells.append("-" if v is None else (v if isinstance(v, str) else num(v / 1e3)))
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
+    if overheads:
+        lines += render_overhead(overheads)
     return "\n".join(lines)
+
+
+def render_overhead(overheads):
+    """The per-call overhead table: [(pair label, [(n, {impl: ns})])]."""
+    impls = [i for i in OVERHEAD_IMPLS
+             if any(i in res for _, sized in overheads for _, res in sized)]
+    lines = ["### Per-call overhead (µs per call, small arrays)", ""]
+    lines.append("Each implementation called as in the table above, on arrays of the sizes "
+                 "shown (Split: square f32 arrays of at least 4 x 4). string -> x: ORT runs "
+                 "`sess.run` (a string input cannot be bound).")
+    lines.append("")
+    lines.append("| pair | elements | " + " | ".join(OVERHEAD_IMPLS[i] for i in impls) + " |")
+    lines.append("|---|---:|" + "---:|" * len(impls))
+    for label, sized in overheads:
+        for n, res in sized:
+            cells = [label, f"{n:,}"]
+            for impl in impls:
+                v = res.get(impl)
+                cells.append("-" if v is None else (v if isinstance(v, str) else num(v / 1e3)))
+            lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
 
 
 def chart(rows, path, title):
@@ -884,16 +1068,18 @@ def chart(rows, path, title):
         sel = [r for r in rows if (r.n == size and not r.pair.has_string)
                or (r.pair.has_string and i < len(str_sizes) and r.n == str_sizes[i])]
         groups.append((size, sel))
-    colors = {"tensorcast": "#1f77b4", "ORT": "#d62728", "pyarrow": "#ff7f0e",
-              "astype": "#2ca02c", "copyto": "#98df8a", "memcpy": "#7f7f7f"}
-    fig, axes = plt.subplots(len(groups), 1, figsize=(18, 5.5 * len(groups)), squeeze=False)
+    colors = {"tensorcast": "#1f77b4", "tc alloc": "#aec7e8", "tc Arrow": "#17becf",
+              "C API": "#9467bd", "ORT": "#d62728", "pyarrow": "#ff7f0e", "astype": "#2ca02c",
+              "copyto": "#98df8a", "memcpy": "#7f7f7f"}
+    impls = shown(rows, IMPLS)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(22, 5.5 * len(groups)), squeeze=False)
     for ax, (size, sel) in zip(axes[:, 0], groups):
-        width = 0.8 / len(IMPLS)
-        for k, impl in enumerate(IMPLS):
+        width = 0.85 / len(impls)
+        for k, impl in enumerate(impls):
             xs, ys = [], []
             for j, r in enumerate(sel):
                 v = r.ns.get(impl)
-                x = j + (k - (len(IMPLS) - 1) / 2) * width
+                x = j + (k - (len(impls) - 1) / 2) * width
                 if isinstance(v, float):
                     xs.append(x)
                     ys.append(v / r.n)
@@ -909,7 +1095,7 @@ def chart(rows, path, title):
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.set_title(f"{size:,} elements ({size // 1024}K), one thread")
         ax.grid(axis="y", which="both", alpha=0.3)
-        ax.legend(ncol=len(IMPLS), fontsize=8)
+        ax.legend(ncol=len(impls), fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -917,13 +1103,6 @@ def chart(rows, path, title):
 
 
 # --------------------------------------------------------------------------- main
-
-def default_lib():
-    for cand in ("build/lib/libtensorcast_c.so", "build/libtensorcast_c.so"):
-        if (ROOT / cand).exists():
-            return ROOT / cand
-    return ROOT / "build/lib/libtensorcast_c.so"
-
 
 def parse_sizes(text):
     out = []
@@ -941,38 +1120,53 @@ def parse_sizes(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lib", type=Path, default=None,
-                    help="libtensorcast_c.so (default: build/lib/libtensorcast_c.so)")
+                    help="libtensorcast_c.so: adds the C API (ctypes) column (default: none)")
     ap.add_argument("--no-tensorcast", action="store_true",
-                    help="peers only (no C library needed)")
+                    help="peers only (neither the package nor the C API)")
     ap.add_argument("--sizes", default="64K,16M", help="element counts (default 64K,16M)")
     ap.add_argument("--string-sizes", default="64K,16M",
                     help="element counts of the STRING pairs (default 64K,16M, as the other pairs;"
-                         " 16M strings take a few minutes and ~4 GB)")
+                         " 16M strings take a few minutes and several GB)")
     ap.add_argument("--pairs", default="",
                     help="comma-separated substrings of pair labels to run (default: all)")
+    ap.add_argument("--overhead-pairs", default=OVERHEAD_PAIRS,
+                    help="comma-separated labels of the pairs (among those run) in the per-call "
+                         f"overhead table, 'all', or '' for no table (default: {OVERHEAD_PAIRS})")
+    ap.add_argument("--overhead-sizes", default="1,16,1024",
+                    help="element counts of the per-call overhead table (default 1,16,1024)")
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--min-sample", type=float, default=0.02, help="seconds per sample")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run: 4K and 64K elements, 3 samples of 5 ms")
+                    help="smoke run: 4K and 64K elements (strings 4K and 16K), 3 samples of 5 ms")
     ap.add_argument("--out", type=Path, default=ROOT / "bench/results",
                     help="directory for peers.md and peers.png (default bench/results)")
     args = ap.parse_args()
     if args.quick:
         args.sizes, args.string_sizes = "4K,64K", "4K,16K"
         args.samples, args.min_sample = 3, 0.005
+    args.overhead_sizes = parse_sizes(args.overhead_sizes)
 
-    tc = None
+    pkg = capi = None
     if not args.no_tensorcast:
-        lib = args.lib or default_lib()
         try:
-            tc = Tensorcast(lib)
-        except OSError as e:
-            sys.exit(f"peers.py: cannot load {lib}: {e}\n"
-                     "  build it (tools/dev.sh peers does) or pass --lib PATH / --no-tensorcast")
+            import tensorcast
+        except ImportError as e:
+            sys.exit(f"peers.py: cannot import the tensorcast package ({e})\n"
+                     "  install it (pip install .; tools/dev.sh peers does) or pass --no-tensorcast")
+        pkg = Package(tensorcast)
+        if args.lib is not None:
+            try:
+                capi = CApi(args.lib)
+            except OSError as e:
+                sys.exit(f"peers.py: cannot load {args.lib}: {e}\n"
+                         "  build it (tools/dev.sh peers does) or leave out --lib")
 
     sizes, str_sizes = parse_sizes(args.sizes), parse_sizes(args.string_sizes)
     wanted = [w.strip().lower() for w in args.pairs.split(",") if w.strip()]
     pairs = [p for p in PAIRS if not wanted or any(w in p.label.lower() for w in wanted)]
+    overhead_labels = {w.strip().lower() for w in args.overhead_pairs.split(",") if w.strip()}
+    overhead_pairs = [p for p in pairs
+                      if "all" in overhead_labels or p.label.lower() in overhead_labels]
     start = time.perf_counter()
     rows, overheads = [], []
     for i, size in enumerate(sizes):
@@ -984,21 +1178,21 @@ def main():
             else:
                 n = size
             t0 = time.perf_counter()
-            row = (run_split if p.is_split else run_cast)(p, n, tc, args)
+            row = run_row(p, n, pkg, capi, args)
             rows.append(row)
             short = "  ".join(f"{k} {num(v / row.n) if isinstance(v, float) else 'n/a'}"
                               for k, v in row.ns.items())
             print(f"[{time.perf_counter() - start:6.1f}s] {p.label:24s} {row.n:>9,}  {short}  "
                   f"({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
-    for p in pairs:
-        overheads.append((p.label, overhead_row(p, tc, args)))
+    for p in overhead_pairs:
+        overheads.append((p.label, overhead_rows(p, pkg, capi, args)))
     elapsed = time.perf_counter() - start
 
-    text = render(rows, overheads, tc, args, elapsed)
+    text = render(rows, overheads, pkg, capi, args, elapsed)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "peers.md").write_text(text)
     png = args.out / "peers.png"
-    chart(rows, png, f"{machine()}; {datetime.date.today()}; {versions(tc)}")
+    chart(rows, png, f"{machine()}; {datetime.date.today()}; {versions(pkg, capi)}")
     print(text)
     print(f"wrote {args.out / 'peers.md'} and {png}", file=sys.stderr)
 

@@ -28,9 +28,12 @@ run stops: the test, not the library, is wrong.
 
 Usage (ctest runs it through tools/python-env.sh, which provides numpy < 2.3):
     TENSORCAST_SHIM=/path/libtensorcast_shim.so python differential_test.py [options]
+    python differential_test.py --package [options]   (the Python package instead)
 Options: --seed N, --only SRC:DST (type names or codes, '*' for all), --examples N,
          --quick (fewer random values), --show TEXT (print examples of the categories
-         whose name contains TEXT), -v (one line per configuration).
+         whose name contains TEXT), -v (one line per configuration), --package (test
+         tensorcast.cast / tensorcast.cast_like of the installed Python package instead of
+         the C library through the ctypes shim; TENSORCAST_SHIM is not used).
 Prints a table of counts per category; the last line is "N passed, N failed" with
 N = configurations. Exit status 0 only when none failed.
 """
@@ -898,6 +901,127 @@ class Shim:
         return 0, "", n, np.frombuffer(raw[:nbytes], code_dtype(dst)).copy()
 
 
+class PackageShim:
+    """The same interface as Shim, served by the Python package (tensorcast.cast and
+    tensorcast.cast_like) instead of the C library.
+
+    Codes go in as the numpy / ml_dtypes array of the source type (a view of the codes;
+    INT4 and INT2 converted from their values by ml_dtypes, so each byte is what ml_dtypes
+    stores; BOOL as np.bool_; STRING as a numpy StringDType array) and come back as codes.
+    Every result is checked to have the documented dtype and shape, the sub-byte types
+    bytes that ml_dtypes reads as the value (the code, or INT4 / INT2 sign-extended), and
+    a packed=True result to be the ONNX packing (element 0 in the low bits) of the unpacked
+    one. CastLike passes an empty array of the target's dtype as `like`."""
+
+    def __init__(self):
+        import tensorcast
+        self.tc = tensorcast
+        self.string_dtype = np.dtypes.StringDType() if hasattr(np, "dtypes") and \
+            hasattr(np.dtypes, "StringDType") else np.dtype(object)
+
+    def active_target(self):
+        return "python package tensorcast %s at %s" % (self.tc.__version__, self.tc.__file__)
+
+    def _array(self, t, codes):
+        if t == STRING:
+            return np.array(list(codes), dtype=self.string_dtype)
+        codes = np.asarray(codes)
+        if t == BOOL:
+            return codes.astype(np.bool_)
+        if t in (INT4, INT2):
+            b = codes.astype(np.int16) & ((1 << BITS[t]) - 1)
+            b = np.where(b >= (1 << (BITS[t] - 1)), b - (1 << BITS[t]), b)
+            return b.astype(REF_DTYPE[t])        # the bytes ml_dtypes itself stores
+        if BITS[t] < 8:
+            return codes.astype(np.uint8).view(REF_DTYPE[t])
+        return np.ascontiguousarray(codes.astype(code_dtype(t))).view(REF_DTYPE[t])
+
+    def _codes(self, t, y, n):
+        """Result array -> (codes or list of str, None) or (None, problem)."""
+        if not isinstance(y, np.ndarray):
+            return None, "result is %s, not a numpy array" % type(y).__name__
+        if y.shape != (n,):
+            return None, "result shape %s, expected (%d,)" % (y.shape, n)
+        if t == STRING:
+            if y.dtype != self.string_dtype:
+                return None, "result dtype %s, expected %s" % (y.dtype, self.string_dtype)
+            out = y.tolist()
+            if not all(isinstance(s, str) for s in out):
+                return None, "result holds a non-str element"
+            return out, None
+        expect = np.dtype(REF_DTYPE[t])
+        if y.dtype != expect:
+            return None, "result dtype %s, expected %s" % (y.dtype, expect)
+        y = np.ascontiguousarray(y)
+        if t == BOOL:
+            b = y.view(np.uint8)
+            if np.any(b > 1):
+                return None, "BOOL result holds a byte other than 0 and 1"
+            return b.copy(), None
+        if t in PACKED:
+            # ml_dtypes reads only the low bits of each byte. Accepted: the code with zero
+            # high bits (what ml_dtypes 0.6 stores) or, for INT4 / INT2, the sign-extended
+            # value (python/tests/test_ml_dtypes.py asserts the exact bytes separately).
+            b = y.view(np.uint8)
+            low = b & ((1 << BITS[t]) - 1)
+            ok = b == low
+            if t in (INT4, INT2):
+                ok |= b == (low.astype(np.int16) - ((low >> (BITS[t] - 1)) << BITS[t])
+                            ).astype(np.int8).view(np.uint8)
+            if not ok.all():
+                i = int(np.nonzero(~ok)[0][0])
+                return None, "%s result element %d is stored as byte %#04x" % (NAME[t], i, b[i])
+            return low.copy(), None
+        return y.view(code_dtype(t)).copy(), None
+
+    def cast(self, src, dst, inputs, sat, rm, flags=0):
+        """-> (rc, message, written, result), as Shim.cast."""
+        tc = self.tc
+        n = len(inputs)
+        x = self._array(src, inputs)
+        kw = dict(saturate=bool(sat), round_mode=ROUND_MODES[rm])
+
+        def run(**more):
+            if flags & 1:
+                like = np.array([], dtype=self.string_dtype) if dst == STRING else \
+                    np.zeros(0, REF_DTYPE[dst])
+                return tc.cast_like(x, like, **kw, **more)
+            return tc.cast(x, dst, **kw, **more)
+
+        try:
+            y = run()
+        except tc.CastError as e:
+            if not isinstance(e, ValueError):
+                return -1, "CastError is not a ValueError", 0, None
+            idx = getattr(e, "index", None)
+            if not isinstance(idx, int):
+                return -1, "CastError without an int .index: %r (%s)" % (idx, e), 0, None
+            if src == STRING and 0 <= idx < n and getattr(e, "text", None) != inputs[idx]:
+                return -1, "CastError .text %r, element %d is %r" % (
+                    getattr(e, "text", None), idx, inputs[idx]), idx, None
+            return 3, str(e), idx, None
+        except TypeError as e:
+            return 2, "TypeError: %s" % e, 0, None
+        except ValueError as e:
+            return 1, "ValueError: %s" % e, 0, None
+        out, problem = self._codes(dst, y, n)
+        if problem:
+            return -1, problem, n, None
+        if dst in PACKED:
+            # The packed bytes must be the ONNX packing of the unpacked result.
+            try:
+                yp = run(packed=True)
+            except (TypeError, ValueError) as e:
+                return -1, "packed=True raised %s: %s" % (type(e).__name__, e), n, None
+            want = pack(out, BITS[dst])
+            if not isinstance(yp, np.ndarray) or yp.dtype != np.uint8 or yp.shape != want.shape \
+                    or not np.array_equal(yp, want):
+                return -1, "packed=True result %r is not the packing %r of the unpacked " \
+                    "result" % (getattr(yp, "tobytes", lambda: yp)()[:16], want.tobytes()[:16]), \
+                    n, None
+        return 0, "", n, out
+
+
 # ----------------------------------------------------------------------------------
 # Inputs: random + adversarial, per source type (vectorized with numpy)
 # ----------------------------------------------------------------------------------
@@ -1641,6 +1765,9 @@ def main():
                     help="also print up to --examples elements of each configuration whose "
                          "category contains this text (e.g. 'e8m0', 'string')")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--package", action="store_true",
+                    help="test the Python package (tensorcast.cast / cast_like) instead of "
+                         "the C library through the ctypes shim")
     ap.add_argument("--fake-tc", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     t0 = time.time()
@@ -1648,6 +1775,13 @@ def main():
     shim_path = os.environ.get("TENSORCAST_SHIM")
     if args.fake_tc:
         shim, shim_path = FakeShim(), "(fake)"
+    elif args.package:
+        try:
+            shim, shim_path = PackageShim(), "(the Python package)"
+        except ImportError as e:
+            print("cannot import the tensorcast Python package: %s" % e)
+            print("0 passed, 1 failed")
+            return 1
     elif not shim_path or not os.path.exists(shim_path):
         print("TENSORCAST_SHIM is not set to the tensorcast_shim library (got %r)" % shim_path)
         print("0 passed, 1 failed")

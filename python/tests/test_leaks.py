@@ -1,0 +1,123 @@
+"""No reference or memory leaks over 10,000 calls of each kind.
+
+For each kind of call (numeric, sub-byte, packed, strings in and out, CastError raised,
+TypeError raised, out=, cast_like, split, pyarrow): after a warm-up, 10,000 calls must
+leave unchanged the reference counts of every object passed in, the number of objects the
+garbage collector tracks (+- a small constant), the memory tracemalloc sees (Python and
+numpy allocations) and the process's resident memory (the C++ side) within small bounds.
+A leak of one object or one small allocation per call would exceed each bound many times.
+"""
+
+import gc
+import os
+import sys
+import tracemalloc
+
+import ml_dtypes
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import tensorcast as tc
+
+DT = tc.DataType
+CALLS = 10_000
+
+X = np.linspace(-500, 500, 64, dtype=np.float32)
+X_STRIDED = np.linspace(-5, 5, 128)[::-2]
+TEXTS = np.array(["1.5", " -2 ", "inf", "1e-5", "nan"] * 8, dtype=np.dtypes.StringDType())
+BAD_TEXTS = np.array(["1", "2", "x"] * 4, dtype=object).reshape(3, 4)
+OUT16 = np.empty(64, np.float16)
+OUT_STRIDED = np.empty(128, np.float64)[::2]
+LIKE = np.zeros(3, ml_dtypes.bfloat16)
+TO = np.dtype(ml_dtypes.float8_e4m3fn)
+INT4 = np.array([1, -2, 3, -4, 5], ml_dtypes.int4)
+ARROW = pa.array(np.arange(40, dtype=np.float64), mask=np.arange(40) % 3 == 0)
+ARROW_TEXTS = pa.array(["1", None, "2.5", "x"][:3] * 10)
+MATRIX = np.arange(60, dtype=np.int32).reshape(6, 10)
+
+
+def bad_cast():
+    try:
+        tc.cast(BAD_TEXTS, DT.FLOAT)
+    except tc.CastError as e:
+        assert e.index == 2
+        return
+    raise AssertionError("no CastError")
+
+
+def bad_type():
+    try:
+        tc.cast(X, np.complex64)
+    except TypeError:
+        return
+    raise AssertionError("no TypeError")
+
+
+CALLS_OF = {
+    "numeric": (lambda: tc.cast(X, TO), [X, TO]),
+    "numeric_strided": (lambda: tc.cast(X_STRIDED, DT.FLOAT16), [X_STRIDED]),
+    "sub_byte": (lambda: tc.cast(X, DT.INT4), [X]),
+    "packed": (lambda: tc.cast(X, DT.INT2, packed=True), [X]),
+    "pack_unpack": (lambda: tc.unpack(tc.pack(INT4), DT.INT4, 5), [INT4]),
+    "strings_in": (lambda: tc.cast(TEXTS, DT.DOUBLE), [TEXTS]),
+    "strings_out": (lambda: tc.cast(X, DT.STRING), [X]),
+    "cast_error": (bad_cast, [BAD_TEXTS]),
+    "type_error": (bad_type, [X]),
+    "out": (lambda: tc.cast(X, DT.FLOAT16, out=OUT16), [X, OUT16]),
+    "out_strided": (lambda: tc.cast(X, DT.DOUBLE, out=OUT_STRIDED), [X, OUT_STRIDED]),
+    "cast_like": (lambda: tc.cast_like(X, LIKE, round_mode="down"), [X, LIKE]),
+    "split": (lambda: tc.split(MATRIX, [3, 7], axis=1), [MATRIX]),
+    "arrow": (lambda: tc.cast(ARROW, DT.INT16), [ARROW]),
+    "arrow_strings": (lambda: tc.cast(ARROW_TEXTS, DT.FLOAT), [ARROW_TEXTS]),
+}
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.parametrize("kind", list(CALLS_OF))
+def test_no_leaks_over_10000_calls(kind):
+    fn, args = CALLS_OF[kind]
+    for _ in range(300):                          # warm-up: caches, pools, interned objects
+        fn()
+    gc.collect()
+    refs = [sys.getrefcount(a) for a in args]
+    objects = len(gc.get_objects())
+    rss = rss_bytes()
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        for _ in range(CALLS):
+            fn()
+        gc.collect()
+        current, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    gc.collect()
+    grown = current - base
+    assert [sys.getrefcount(a) for a in args] == refs, "reference counts of the arguments changed"
+    assert len(gc.get_objects()) - objects < 200, "gc-tracked objects grew by %d" % (
+        len(gc.get_objects()) - objects)
+    assert grown < 64 * 1024, "tracemalloc: %d bytes more after %d calls" % (grown, CALLS)
+    assert rss_bytes() - rss < 8 * 1024 * 1024, "resident memory grew by %d bytes" % (
+        rss_bytes() - rss)
+
+
+def test_leak_check_can_fail():
+    # The bounds above catch a leak of one small object per call.
+    kept = []
+    gc.collect()
+    objects = len(gc.get_objects())
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        for i in range(CALLS):
+            kept.append(np.zeros(1) if i % 2 else [i])
+        current, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(gc.get_objects()) - objects >= 200
+    assert current - base >= 64 * 1024

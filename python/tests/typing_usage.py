@@ -1,0 +1,62 @@
+"""Typed use of the public API, checked by `mypy --strict` (test_typing.py). Not a test
+module: pytest does not collect it (its name does not start with test_) and it is never
+imported, only type-checked."""
+
+from typing import Any, List, Optional
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
+
+import tensorcast as tc
+
+
+def use_cast() -> None:
+    x: npt.NDArray[np.float32] = np.linspace(-1, 1, 16, dtype=np.float32)
+    a: Array = tc.cast(x, tc.DataType.FLOAT16)
+    b = tc.cast(x, "float8e4m3fn", saturate=False, round_mode="nearest", threads=2)
+    c = tc.cast(x, np.float16)
+    d = tc.cast(x, ml_dtypes.bfloat16, out=np.empty(16, ml_dtypes.bfloat16))
+    e = tc.cast(x, 22, packed=True)
+    f = tc.cast(x, np.dtype(np.int8))
+    g = tc.cast_like(x, np.zeros(1, np.float16))
+    h = tc.cast_like(x, "bfloat16", saturate=True, round_mode="up", threads=None)
+    print(a, b, c, d, e, f, g, h)
+
+
+def use_split() -> List[Array]:
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    parts: List[Array] = tc.split(x, [1, 3], axis=1)
+    more = tc.split(x, num_outputs=2, axis=-2, threads=1)
+    return parts + more
+
+
+def use_pack() -> int:
+    x = np.array([1, -2, 3], ml_dtypes.int4)
+    p: Array = tc.pack(x)
+    u: Array = tc.unpack(p, tc.DataType.INT4, 3)
+    u2 = tc.unpack(p.tobytes(), ml_dtypes.int4, 3)
+    return int(u.size + u2.size)
+
+
+def use_misc() -> str:
+    tc.set_num_threads(2)
+    n: int = tc.get_num_threads()
+    code: int = tc.DataType.FLOAT8E4M3FN
+    member: tc.DataType = tc.DataType(17)
+    v: str = tc.__version__
+    return "%d %d %s %s" % (n, code, member.name, v)
+
+
+def use_error() -> Optional[str]:
+    try:
+        tc.cast(np.array(["1", "x"]), tc.DataType.FLOAT)
+    except tc.CastError as err:
+        i: int = err.index
+        t: Optional[str] = err.text
+        msg: str = str(err)
+        ve: ValueError = err
+        return "%d %s %s %s" % (i, t, msg, ve)
+    return None
