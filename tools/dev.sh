@@ -25,8 +25,9 @@
 #                              environment build/py-venv (created if missing; the build
 #                              requirements scikit-build-core and nanobind come from PyPI),
 #                              the test tools (pytest, mypy, onnx, pyarrow, dask, distributed;
-#                              numpy < 2.3 for the string-spelling oracle), then pytest over
-#                              python/tests (Ray's tests only with TENSORCAST_RAY_TESTS=1)
+#                              numpy < 2.3 for the string-spelling oracle; ray[data] unless
+#                              TENSORCAST_SKIP_RAY=1, which also skips the tests marked
+#                              `ray`), then pytest over python/tests
 #   tools/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
 #                              (default 60) on their seed corpora; prints the execution counts
 #   tools/dev.sh build         install what is missing, build only
@@ -182,10 +183,12 @@ test_python() {
   fi
   # shellcheck disable=SC2086
   "$venv/bin/pip" install --quiet --disable-pip-version-check $python_test_packages
-  [ "${TENSORCAST_RAY_TESTS:-0}" = 1 ] && "$venv/bin/pip" install --quiet --disable-pip-version-check ray
-  CMAKE_ARGS="$(launcher_args)" "$venv/bin/pip" install --quiet --disable-pip-version-check .
   local marks=(-m "not ray")
-  [ "${TENSORCAST_RAY_TESTS:-0}" = 1 ] && marks=()
+  if [ "${TENSORCAST_SKIP_RAY:-0}" != 1 ]; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "ray[data]"
+    marks=()
+  fi
+  CMAKE_ARGS="$(launcher_args)" "$venv/bin/pip" install --quiet --disable-pip-version-check .
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "${marks[@]}" python/tests "$@"
 }
 

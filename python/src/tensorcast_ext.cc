@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -107,13 +108,17 @@ Status CheckNumeric(const char* what, int32_t code) {
   return Status();
 }
 
-// The package's thread pools. threads == 0: the default pool (set_num_threads, else
-// DefaultThreadCount()); 1: no runner; n > 1: a pool of n threads, kept for later calls.
-// A call holds a reference to its pool, so set_num_threads never pulls one away from a
-// running call.
+// The package's thread pools. threads == 0: the default pool, of set_num_threads threads,
+// else DefaultThreadCount() (the affinity mask and OMP_NUM_THREADS), re-read whenever
+// OMP_NUM_THREADS changes (Ray sets it per task in a reused worker); 1: no runner; n > 1: a
+// pool of n threads, kept for later calls. A call holds a reference to its pool, so a
+// resize never pulls one away from a running call. Called with the GIL held.
 struct Pools {
   std::mutex mu;
-  size_t configured = 0;  // 0: DefaultThreadCount()
+  size_t configured = 0;  // set_num_threads; 0: the default count
+  bool default_known = false;
+  std::string omp_num_threads;  // the value the default count was computed with
+  size_t default_count = 1;
   std::shared_ptr<tensorcast::ThreadPool> default_pool;
   std::vector<std::shared_ptr<tensorcast::ThreadPool>> sized;
 };
@@ -123,14 +128,27 @@ Pools& GetPools() {
   return *pools;
 }
 
+// The size of the default pool; p.mu held.
+size_t DefaultCountLocked(Pools& p) {
+  if (p.configured) return p.configured;
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const std::string value = env ? env : "";
+  if (!p.default_known || value != p.omp_num_threads) {
+    p.omp_num_threads = value;
+    p.default_count = tensorcast::DefaultThreadCount();
+    p.default_known = true;
+  }
+  return p.default_count;
+}
+
 std::shared_ptr<tensorcast::ThreadPool> PoolFor(size_t threads) {
   if (threads == 1) return nullptr;
   Pools& p = GetPools();
   std::lock_guard<std::mutex> lock(p.mu);
   if (threads == 0) {
-    if (!p.default_pool) {
-      const size_t n = p.configured ? p.configured : tensorcast::DefaultThreadCount();
-      if (n <= 1) return nullptr;
+    const size_t n = DefaultCountLocked(p);
+    if (n <= 1) return nullptr;
+    if (!p.default_pool || p.default_pool->num_threads() != n) {
       p.default_pool = std::make_shared<tensorcast::ThreadPool>(n);
     }
     return p.default_pool;
@@ -145,8 +163,7 @@ std::shared_ptr<tensorcast::ThreadPool> PoolFor(size_t threads) {
 size_t GetNumThreads() {
   Pools& p = GetPools();
   std::lock_guard<std::mutex> lock(p.mu);
-  if (p.configured) return p.configured;
-  return tensorcast::DefaultThreadCount();
+  return DefaultCountLocked(p);
 }
 
 void SetNumThreads(size_t n) {
@@ -154,7 +171,6 @@ void SetNumThreads(size_t n) {
   Pools& p = GetPools();
   std::lock_guard<std::mutex> lock(p.mu);
   p.configured = n;
-  p.default_pool.reset();  // running calls keep theirs
 }
 
 tensorcast::CastOptions Options(bool saturate, int round_mode,
