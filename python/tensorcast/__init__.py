@@ -311,6 +311,8 @@ def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int
         if pa is not None:
             try:
                 arr = pa.array(texts)
+                if isinstance(arr, pa.ChunkedArray):  # pyarrow converts large arrays in chunks
+                    arr = arr.combine_chunks()
             except (pa.ArrowException, TypeError, ValueError):
                 arr = None
             if not isinstance(arr, pa.Array) or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
