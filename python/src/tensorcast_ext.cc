@@ -387,13 +387,13 @@ nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count
     nb::gil_scoped_release release;
     // Formats in blocks (a multiple of 4 elements: whole bytes of packed sources), each into a
     // small Arrow buffer, then spreads the texts out.
-    constexpr size_t kBlock = 1 << 14;
-    std::vector<int64_t> offsets(kBlock + 1);
-    std::vector<char> data(kBlock * 33);
+    const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
+    std::vector<int64_t> offsets(block_size + 1);
+    std::vector<char> data(block_size * 33 + 1);
     auto* dst = static_cast<char*>(out.data());
     const size_t bits = static_cast<size_t>(tensorcast::BitWidth(static_cast<DataType>(src_type)));
-    for (size_t begin = 0; s.ok() && begin < count; begin += kBlock) {
-      const size_t n = std::min(kBlock, count - begin);
+    for (size_t begin = 0; s.ok() && begin < count; begin += block_size) {
+      const size_t n = std::min(block_size, count - begin);
       tensorcast::ArrowStringsOut block;
       block.offsets = offsets.data();
       block.offset_width = 8;

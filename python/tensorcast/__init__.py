@@ -296,7 +296,8 @@ def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int
     str_ and bytes_ arrays are read from their buffer (trailing NULs are padding, as numpy
     defines them). A StringDType text is read whole, NUL characters included (numpy's
     conversions to fixed width and its string functions drop trailing NULs, so neither is
-    used): through pyarrow's conversion when pyarrow is installed, else as Python str."""
+    used): through pyarrow's conversion when pyarrow is installed and the array is not tiny,
+    else as Python str."""
     n = x.size
     kind = x.dtype.kind
     texts: Any = x.reshape(-1)
@@ -307,7 +308,8 @@ def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int
         err = _ext.cast_from_fixed_strings(fixed, kind, width, n, target, dst, sat, rm, threads)
     else:
         arr = None
-        pa = _pyarrow() if kind == "T" and n else None
+        # pyarrow's conversion costs about 1.7 us per call and saves about 70 ns per text.
+        pa = _pyarrow() if kind == "T" and n >= 64 else None
         if pa is not None:
             try:
                 arr = pa.array(texts)
