@@ -11,8 +11,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -76,8 +76,9 @@ size_t Bytes(const Buffer& b) { return b.nbytes(); }
 // The result of a buffer argument that Acquire refused: code -1, so that the Python layer
 // can tell it from the library's errors (and retry with a contiguous copy).
 nb::object Refused(const char* what, bool writable) {
-  return nb::make_tuple(-1, std::string(what) + (writable ? " must be a writable C-contiguous buffer"
-                                                          : " must be a C-contiguous buffer"),
+  return nb::make_tuple(-1,
+                        std::string(what) + (writable ? " must be a writable C-contiguous buffer"
+                                                      : " must be a C-contiguous buffer"),
                         0);
 }
 
@@ -98,8 +99,8 @@ Status CheckBuffer(const char* what, size_t have, DataType type, size_t count) {
 Status CheckNumeric(const char* what, int32_t code) {
   const DataType type = static_cast<DataType>(code);
   if (!tensorcast::IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument,
-                  std::string(what) + " type code " + std::to_string(code) + " is not an ONNX type");
+    return Status(StatusCode::kInvalidArgument, std::string(what) + " type code " +
+                                                    std::to_string(code) + " is not an ONNX type");
   }
   if (type == DataType::kString) {
     return Status(StatusCode::kInvalidArgument,
@@ -184,14 +185,14 @@ tensorcast::CastOptions Options(bool saturate, int round_mode,
 
 Status CheckRoundMode(int round_mode) {
   if (round_mode < 0 || round_mode > 2) {
-    return Status(StatusCode::kInvalidArgument,
-                  "round_mode " + std::to_string(round_mode) + " is not 0 (up), 1 (down) or 2 (nearest)");
+    return Status(StatusCode::kInvalidArgument, "round_mode " + std::to_string(round_mode) +
+                                                    " is not 0 (up), 1 (down) or 2 (nearest)");
   }
   return Status();
 }
 
-nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_t dst_type, size_t count,
-                bool saturate, int round_mode, size_t threads) {
+nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_t dst_type,
+                size_t count, bool saturate, int round_mode, size_t threads) {
   Buffer src, dst;
   if (!src.Acquire(src_obj, false)) return Refused("the source", false);
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
@@ -201,7 +202,8 @@ nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_
     const auto* s0 = static_cast<const char*>(src.data());
     const auto* d0 = static_cast<const char*>(dst.data());
     const bool overlap = s0 < d0 + dst.nbytes() && d0 < s0 + src.nbytes();
-    if (overlap && !(s0 == d0 && src_type == dst_type)) return Refused("the output (it overlaps the source)", true);
+    if (overlap && !(s0 == d0 && src_type == dst_type))
+      return Refused("the output (it overlaps the source)", true);
   }
   Status s = CheckNumeric("source", src_type);
   if (s.ok()) s = CheckNumeric("target", dst_type);
@@ -213,7 +215,8 @@ nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_
   {
     nb::gil_scoped_release release;
     s = tensorcast::Cast(src.data(), static_cast<DataType>(src_type), dst.data(),
-                         static_cast<DataType>(dst_type), count, Options(saturate, round_mode, pool));
+                         static_cast<DataType>(dst_type), count,
+                         Options(saturate, round_mode, pool));
   }
   return Result(s);
 }
@@ -242,10 +245,10 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
       text = PyBytes_AS_STRING(item);
       size = PyBytes_GET_SIZE(item);
     } else {
-      return Status(StatusCode::kUnsupported,
-                    "element " + std::to_string(i) + " is " + Py_TYPE(item)->tp_name +
-                        ", not str or bytes",
-                    static_cast<size_t>(i));
+      return Status(
+          StatusCode::kUnsupported,
+          "element " + std::to_string(i) + " is " + Py_TYPE(item)->tp_name + ", not str or bytes",
+          static_cast<size_t>(i));
     }
     data->insert(data->end(), text, text + size);
     (*offsets)[static_cast<size_t>(i) + 1] = static_cast<int64_t>(data->size());
@@ -283,8 +286,8 @@ nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_typ
 // (numpy's str_), trailing zeros are padding, converted to UTF-8. A code unit that is not a
 // Unicode scalar value is an error naming the element. Trailing NULs are padding, as numpy
 // reads them.
-Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count, std::vector<int64_t>* offsets,
-                   std::vector<char>* data) {
+Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
+                   std::vector<int64_t>* offsets, std::vector<char>* data) {
   const size_t unit = kind == 'U' ? 4 : 1;
   if (width != 0 && count > buf.nbytes() / (width * unit)) {
     return Status(StatusCode::kInvalidArgument, "the texts buffer is shorter than count * width");
@@ -336,15 +339,16 @@ Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count, std
   return Status();
 }
 
-nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, size_t width, size_t count,
-                                nb::handle dst_obj, int32_t dst_type, bool saturate, int round_mode,
-                                size_t threads) {
+nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, size_t width,
+                                size_t count, nb::handle dst_obj, int32_t dst_type, bool saturate,
+                                int round_mode, size_t threads) {
   Buffer texts, dst;
   if (!texts.Acquire(texts_obj, false)) return Refused("texts", false);
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
   Status s = CheckNumeric("target", dst_type);
   if (s.ok()) s = CheckRoundMode(round_mode);
-  if (s.ok() && kind != "S" && kind != "U") s = Status(StatusCode::kInvalidArgument, "kind must be 'S' or 'U'");
+  if (s.ok() && kind != "S" && kind != "U")
+    s = Status(StatusCode::kInvalidArgument, "kind must be 'S' or 'U'");
   if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
@@ -370,8 +374,8 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
 }
 
 // Numbers -> numpy bytes_ of width 32 (no number's text is longer), NUL-padded.
-nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count, nb::handle out_obj,
-                              size_t threads) {
+nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count,
+                              nb::handle out_obj, size_t threads) {
   constexpr size_t kWidth = 32;
   Buffer src, out;
   if (!src.Acquire(src_obj, false)) return Refused("the source", false);
@@ -400,7 +404,8 @@ nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count
       block.data = data.data();
       block.data_capacity = data.size();
       s = tensorcast::CastToArrowStrings(static_cast<const char*>(src.data()) + begin * bits / 8,
-                                         static_cast<DataType>(src_type), &block, n, Options(true, 0, pool));
+                                         static_cast<DataType>(src_type), &block, n,
+                                         Options(true, 0, pool));
       for (size_t i = 0; s.ok() && i < n; ++i) {
         char* e = dst + (begin + i) * kWidth;
         const size_t len = static_cast<size_t>(offsets[i + 1] - offsets[i]);
@@ -425,9 +430,9 @@ int64_t OffsetAt(const void* offsets, int width, size_t i) {
 }
 
 nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::handle data_obj,
-                                nb::handle validity, int64_t offset, size_t count, nb::handle dst_obj,
-                                int32_t dst_type, bool null_zero, bool saturate, int round_mode,
-                                size_t threads) {
+                                nb::handle validity, int64_t offset, size_t count,
+                                nb::handle dst_obj, int32_t dst_type, bool null_zero, bool saturate,
+                                int round_mode, size_t threads) {
   Buffer offsets, data, dst;
   if (!offsets.Acquire(offsets_obj, false)) return Refused("offsets", false);
   if (!data.Acquire(data_obj, false)) return Refused("data", false);
@@ -441,7 +446,8 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
   const size_t first = static_cast<size_t>(offset);
   if (s.ok() && (count > (std::numeric_limits<size_t>::max() / 8) - first - 1 ||
                  Bytes(offsets) / static_cast<size_t>(offset_width) < first + count + 1)) {
-    s = Status(StatusCode::kInvalidArgument, "the offsets buffer is shorter than offset + count + 1 entries");
+    s = Status(StatusCode::kInvalidArgument,
+               "the offsets buffer is shorter than offset + count + 1 entries");
   }
   // Offsets must be non-decreasing (the library checks every pair before it reads a text),
   // so the first and last ones bound every text.
@@ -449,8 +455,8 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
     const int64_t lo = OffsetAt(offsets.data(), offset_width, first);
     const int64_t hi = OffsetAt(offsets.data(), offset_width, first + count);
     if (lo < 0 || hi < lo || static_cast<uint64_t>(hi) > Bytes(data)) {
-      s = Status(StatusCode::kInvalidArgument,
-                 "the offsets point outside the data buffer (" + std::to_string(Bytes(data)) + " bytes)");
+      s = Status(StatusCode::kInvalidArgument, "the offsets point outside the data buffer (" +
+                                                   std::to_string(Bytes(data)) + " bytes)");
     }
   }
   const uint8_t* bits = nullptr;
@@ -459,7 +465,8 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
     if (!validity_buffer.Acquire(validity, false)) {
       s = Status(StatusCode::kInvalidArgument, "validity must be a buffer or None");
     } else if (Bytes(validity_buffer) < (first + count + 7) / 8) {
-      s = Status(StatusCode::kInvalidArgument, "the validity bitmap is shorter than offset + count bits");
+      s = Status(StatusCode::kInvalidArgument,
+                 "the validity bitmap is shorter than offset + count bits");
     } else {
       bits = static_cast<const uint8_t*>(validity_buffer.data());
     }
@@ -483,8 +490,9 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
 }
 
 // Numbers -> Arrow layout into the caller's buffers. Returns the bytes of text written.
-nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count, nb::handle offsets_obj,
-                              int offset_width, nb::handle data_obj, size_t threads) {
+nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count,
+                              nb::handle offsets_obj, int offset_width, nb::handle data_obj,
+                              size_t threads) {
   Buffer src, offsets, data;
   if (!src.Acquire(src_obj, false)) return Refused("the source", false);
   if (!offsets.Acquire(offsets_obj, true)) return Refused("offsets", true);
@@ -496,7 +504,8 @@ nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count
   }
   if (s.ok() && (count >= std::numeric_limits<size_t>::max() / 8 ||
                  Bytes(offsets) / static_cast<size_t>(offset_width) < count + 1)) {
-    s = Status(StatusCode::kInvalidArgument, "the offsets buffer is shorter than count + 1 entries");
+    s = Status(StatusCode::kInvalidArgument,
+               "the offsets buffer is shorter than count + 1 entries");
   }
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
@@ -557,8 +566,9 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
   const size_t rank = shape.size();
   if (rank == 0) return Error(StatusCode::kInvalidArgument, "split: the input has rank 0");
   if (axis < -static_cast<int64_t>(rank) || axis >= static_cast<int64_t>(rank)) {
-    return Error(StatusCode::kInvalidArgument, "split: axis " + std::to_string(axis) + " is outside [-" +
-                                                   std::to_string(rank) + ", " + std::to_string(rank - 1) + "]");
+    return Error(StatusCode::kInvalidArgument, "split: axis " + std::to_string(axis) +
+                                                   " is outside [-" + std::to_string(rank) + ", " +
+                                                   std::to_string(rank - 1) + "]");
   }
   const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
   // Elements of the source and of each output, overflow-checked (dimensions >= 0).
@@ -567,7 +577,8 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
     for (size_t d = 0; d < rank; ++d) {
       const int64_t dim = d == a ? axis_extent : shape[d];
       if (dim < 0) return false;
-      if (dim != 0 && total > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(dim)) return false;
+      if (dim != 0 && total > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(dim))
+        return false;
       total *= static_cast<uint64_t>(dim);
     }
     *n = static_cast<size_t>(total);
@@ -580,17 +591,20 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
   s = CheckBuffer("the source", Bytes(src), t, src_elements);
   if (!s.ok()) return Result(s);
   if (!nb::isinstance<nb::list>(outputs) || nb::len(outputs) != sizes.size()) {
-    return Error(StatusCode::kInvalidArgument, "split: outputs must be a list with one buffer per size");
+    return Error(StatusCode::kInvalidArgument,
+                 "split: outputs must be a list with one buffer per size");
   }
   std::vector<Buffer> buffers(sizes.size());
   std::vector<void*> pointers(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
     size_t n = 0;
     if (!buffers[i].Acquire(outputs[i], true)) {
-      return Error(StatusCode::kInvalidArgument, "split: output " + std::to_string(i) + " is not a writable C-contiguous buffer");
+      return Error(StatusCode::kInvalidArgument,
+                   "split: output " + std::to_string(i) + " is not a writable C-contiguous buffer");
     }
     if (sizes[i] < 0 || !elements(sizes[i], &n)) {
-      return Error(StatusCode::kInvalidArgument, "split: size " + std::to_string(i) + " is negative or too large");
+      return Error(StatusCode::kInvalidArgument,
+                   "split: size " + std::to_string(i) + " is negative or too large");
     }
     s = CheckBuffer(("output " + std::to_string(i)).c_str(), Bytes(buffers[i]), t, n);
     if (!s.ok()) return Result(s);
@@ -618,36 +632,46 @@ NB_MODULE(_tensorcast, m) {
   m.def("cast", &Cast, nb::arg("src"), nb::arg("src_type"), nb::arg("dst"), nb::arg("dst_type"),
         nb::arg("count"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
         "Casts `count` elements between numeric buffers; None, or (code, message, written).");
-  m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"), nb::arg("dst_type"),
-        nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+  m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"),
+        nb::arg("dst_type"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
         "Parses a list of str or bytes into a numeric buffer; None, or (code, message, written).");
-  m.def("cast_from_arrow_strings", &CastFromArrowStrings, nb::arg("offsets"), nb::arg("offset_width"),
-        nb::arg("data"), nb::arg("validity").none(), nb::arg("offset"), nb::arg("count"), nb::arg("dst"),
-        nb::arg("dst_type"), nb::arg("null_zero"), nb::arg("saturate"), nb::arg("round_mode"),
+  m.def("cast_from_arrow_strings", &CastFromArrowStrings, nb::arg("offsets"),
+        nb::arg("offset_width"), nb::arg("data"), nb::arg("validity").none(), nb::arg("offset"),
+        nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"), nb::arg("null_zero"),
+        nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+        "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer; None, or (code, message, "
+        "written).");
+  m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"),
+        nb::arg("count"), nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"),
         nb::arg("threads"),
-        "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer; None, or (code, message, written).");
-  m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
-        nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"), nb::arg("threads"),
-        "Formats numbers into Arrow offsets + data buffers; the bytes used, or (code, message, needed).");
-  m.def("cast_from_fixed_strings", &CastFromFixedStrings, nb::arg("texts"), nb::arg("kind"), nb::arg("width"),
-        nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"), nb::arg("saturate"),
-        nb::arg("round_mode"), nb::arg("threads"),
-        "Parses numpy bytes_ ('S') or str_ ('U') texts of `width` units; None, or (code, message, written).");
-  m.def("cast_to_fixed_strings", &CastToFixedStrings, nb::arg("src"), nb::arg("src_type"), nb::arg("count"),
-        nb::arg("out"), nb::arg("threads"),
-        "Formats numbers into a bytes_ buffer of 32 bytes per element; None, or (code, message, written).");
+        "Formats numbers into Arrow offsets + data buffers; the bytes used, or (code, message, "
+        "needed).");
+  m.def("cast_from_fixed_strings", &CastFromFixedStrings, nb::arg("texts"), nb::arg("kind"),
+        nb::arg("width"), nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"),
+        nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+        "Parses numpy bytes_ ('S') or str_ ('U') texts of `width` units; None, or (code, message, "
+        "written).");
+  m.def("cast_to_fixed_strings", &CastToFixedStrings, nb::arg("src"), nb::arg("src_type"),
+        nb::arg("count"), nb::arg("out"), nb::arg("threads"),
+        "Formats numbers into a bytes_ buffer of 32 bytes per element; None, or (code, message, "
+        "written).");
   m.def("split_sizes", &SplitSizes, nb::arg("shape"), nb::arg("axis"), nb::arg("split").none(),
         nb::arg("num_outputs"),
         "ONNX Split-18 sizes (num_outputs < 0: absent); a list, or (code, message, 0).");
-  m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"), nb::arg("sizes"),
-        nb::arg("outputs"), nb::arg("threads"),
+  m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
+        nb::arg("sizes"), nb::arg("outputs"), nb::arg("threads"),
         "Splits a C-contiguous tensor into preallocated outputs; None, or (code, message, 0).");
   m.def("parse_type", &ParseType, nb::arg("text"), "The ONNX code of a type name, or 0.");
-  m.def("type_name", [](int32_t code) { return std::string(tensorcast::DataTypeName(static_cast<DataType>(code))); },
-        nb::arg("code"), "The ONNX name of a type code.");
+  m.def(
+      "type_name",
+      [](int32_t code) {
+        return std::string(tensorcast::DataTypeName(static_cast<DataType>(code)));
+      },
+      nb::arg("code"), "The ONNX name of a type code.");
   m.def("set_num_threads", &SetNumThreads, nb::arg("n"), "Sizes the package's default pool.");
   m.def("get_num_threads", &GetNumThreads, "The size of the package's default pool.");
-  m.def("active_target", []() { return std::string(tensorcast::ActiveTargetName()); },
-        "The Highway target the kernels run on (e.g. AVX3_DL, NEON).");
+  m.def(
+      "active_target", []() { return std::string(tensorcast::ActiveTargetName()); },
+      "The Highway target the kernels run on (e.g. AVX3_DL, NEON).");
   m.attr("VERSION") = TENSORCAST_VERSION_STRING;
 }
