@@ -289,7 +289,8 @@ nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_typ
 Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
                    std::vector<int64_t>* offsets, std::vector<char>* data) {
   const size_t unit = kind == 'U' ? 4 : 1;
-  if (width != 0 && count > buf.nbytes() / (width * unit)) {
+  if (count != 0 && width != 0 &&
+      (width > buf.nbytes() / unit || count > buf.nbytes() / (width * unit))) {
     return Status(StatusCode::kInvalidArgument, "the texts buffer is shorter than count * width");
   }
   offsets->resize(count + 1);
