@@ -63,3 +63,30 @@ def test_set_num_threads_fixes_the_size():
                 print("ValueError")
     """
     assert run(code) == ["3", "3"] + ["ValueError"] * 4
+
+
+def test_the_gil_is_released_during_the_work():
+    # While one Python thread is inside a long call, another keeps running: its timestamps
+    # show no gap of the call's length (with the GIL held there would be one such gap).
+    import threading
+    import time
+
+    import numpy as np
+
+    import tensorcast as tc
+
+    texts = tc.cast(np.random.default_rng(3).standard_normal(1 << 21), "string")
+    t0 = time.perf_counter()
+    tc.cast(texts, np.float64, threads=1)
+    call = time.perf_counter() - t0
+    assert call > 0.02, "the call is too short to tell"
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (tc.cast(texts, np.float64, threads=1), done.set()))
+    stamps = [time.perf_counter()]
+    worker.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    worker.join()
+    stamps.append(time.perf_counter())
+    gaps = np.diff(stamps)
+    assert gaps.max() < 0.5 * call, (gaps.max(), call)
