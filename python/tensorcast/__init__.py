@@ -655,13 +655,17 @@ def cast(x: Any, to: TypeLike, *, saturate: bool = True, round_mode: str = "up",
 
 
 def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
+    # Arrow arrays give Arrow results. An object that is an array in both worlds (a pandas
+    # Series has __array__ and __arrow_c_stream__) is read as numpy, which its users expect.
     if _is_arrow(x):
         return _cast_arrow(x, dst, sat, rm, out, packed, threads)
-    if hasattr(x, "__arrow_c_array__") or hasattr(x, "__arrow_c_stream__"):
+    stream = hasattr(x, "__arrow_c_stream__") and not (hasattr(x, "__array__") or hasattr(x, "__dlpack__"))
+    if hasattr(x, "__arrow_c_array__") or stream:
         try:
             import pyarrow as pa
         except ImportError:
-            raise TypeError("x: Arrow PyCapsule objects (__arrow_c_array__) need pyarrow installed") from None
+            raise TypeError("x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
+                            "installed") from None
         arr = pa.array(x) if hasattr(x, "__arrow_c_array__") else pa.chunked_array(x)
         return _cast_arrow(arr, dst, sat, rm, out, packed, threads)
     return _cast_numpy(_as_array(x), dst, sat, rm, out, packed, threads)
