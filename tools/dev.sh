@@ -183,13 +183,16 @@ test_python() {
   fi
   # shellcheck disable=SC2086
   "$venv/bin/pip" install --quiet --disable-pip-version-check $python_test_packages
-  local marks=(-m "not ray")
+  local marks=(-m "not ray") engines=dask
   if [ "${TENSORCAST_SKIP_RAY:-0}" != 1 ]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check "ray[data]"
     marks=()
+    engines=dask,ray
   fi
   CMAKE_ARGS="$(launcher_args)" "$venv/bin/pip" install --quiet --disable-pip-version-check .
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider "${marks[@]}" python/tests "$@"
+  # The engines installed above must run: their tests fail rather than skip without them.
+  TENSORCAST_REQUIRE_ENGINES=$engines \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs "${marks[@]}" python/tests "$@"
 }
 
 # The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.

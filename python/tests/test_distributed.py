@@ -106,10 +106,14 @@ def assert_bit_exact(src: np.ndarray, to, kw: dict, bits: np.ndarray, back: np.n
 # ---------------------------------------------------------------------------------------------
 
 
+# tools/dev.sh test-python installs the engines and sets TENSORCAST_REQUIRE_ENGINES ("dask",
+# or "dask,ray"): there a missing engine fails instead of silently skipping its tests.
+REQUIRED = os.environ.get("TENSORCAST_REQUIRE_ENGINES", "").split(",")
+
+
 def _require_dask() -> None:
-    """Skip when dask / distributed are not installed, except in CI (CI=true), which installs
-    them: there a missing dask fails instead of silently skipping the Dask tests."""
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+    """Skip when dask / distributed are not installed, unless they are required."""
+    if "dask" in REQUIRED:
         import dask.array  # noqa: F401
         import distributed  # noqa: F401
         return
@@ -210,7 +214,9 @@ def test_dask_example_script_runs(dask_client, capsys):
 
 @pytest.fixture(scope="module")
 def ray_session():
-    # Any import failure skips (not only a missing module): Ray is optional everywhere.
+    # Any import failure skips (not only a missing module), unless Ray is required.
+    if "ray" in REQUIRED:
+        import ray.data  # noqa: F401
     pytest.importorskip("ray", reason="ray is not importable (pip install 'ray[data]')",
                         exc_type=ImportError)
     pytest.importorskip("ray.data", reason="Ray Data is not importable (pip install 'ray[data]')",
