@@ -7,8 +7,9 @@
 //
 //   Split/FLOAT[S,S]/axis0/4   the equal 4-way split along axis 0 (4 contiguous copies)
 //   Split/FLOAT[S,S]/axis1/4   along the last axis (S rows x 4 blocks of S/4 floats)
-//     S = 128 (64 KiB), 256 (256 KiB: source + outputs fit a 1 MiB L2), 512 (1 MiB: L3),
-//         4096 (64 MiB) and 8192 (256 MiB): out of cache
+//     S = 16, 32, 64 (1, 4, 16 KiB: the time of a small call), 128 (64 KiB), 256 (256 KiB:
+//         source + outputs fit a 1 MiB L2), 512 (1 MiB: L3), 4096 (64 MiB) and 8192
+//         (256 MiB): out of cache
 //   Split/FLOAT[N,8]/axis1/4   small blocks: N rows x 4 blocks of 2 floats (8 bytes)
 //   Split/INT4[R,C]/axis1/...  packed 4-bit, sizes that put the boundaries mid-byte
 //   memcpy/<bytes>             memcpy of the source size of the rows above
@@ -138,7 +139,7 @@ void BM_Memcpy(benchmark::State& state, size_t bytes) {
 
 const bool kRegistered = [] {
   std::vector<size_t> memcpy_sizes;
-  for (int64_t n : {128, 256, 512, 4096, 8192}) {
+  for (int64_t n : {16, 32, 64, 128, 256, 512, 4096, 8192}) {
     const std::string shape = "FLOAT[" + std::to_string(n) + "," + std::to_string(n) + "]";
     const std::vector<int64_t> quarters(4, n / 4);
     for (int64_t axis : {0, 1}) {
