@@ -256,6 +256,18 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
   return Status();
 }
 
+// Parses texts gathered into Arrow layout (int64 offsets) into `dst`.
+Status CastGathered(const std::vector<int64_t>& offsets, const std::vector<char>& data,
+                    const Buffer& dst, int32_t dst_type, size_t count,
+                    const tensorcast::CastOptions& options) {
+  tensorcast::ArrowStrings in;
+  in.offsets = offsets.data();
+  in.offset_width = 8;
+  in.data = data.data();
+  return tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
+                                          options);
+}
+
 nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_type, bool saturate,
                            int round_mode, size_t threads) {
   Buffer dst;
@@ -271,12 +283,7 @@ nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_typ
   auto pool = PoolFor(threads);
   {
     nb::gil_scoped_release release;
-    tensorcast::ArrowStrings in;
-    in.offsets = offsets.data();
-    in.offset_width = 8;
-    in.data = data.data();
-    s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
-                                         Options(saturate, round_mode, pool));
+    s = CastGathered(offsets, data, dst, dst_type, count, Options(saturate, round_mode, pool));
   }
   return Result(s);
 }
@@ -362,14 +369,8 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
     } catch (const std::bad_alloc&) {
       s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
     }
-    if (s.ok()) {
-      tensorcast::ArrowStrings in;
-      in.offsets = offsets.data();
-      in.offset_width = 8;
-      in.data = data.data();
-      s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
-                                           Options(saturate, round_mode, pool));
-    }
+    if (s.ok())
+      s = CastGathered(offsets, data, dst, dst_type, count, Options(saturate, round_mode, pool));
   }
   return Result(s);
 }

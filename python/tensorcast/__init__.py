@@ -15,7 +15,6 @@ spelling for numbers written as text (docs/semantics.md).
 from __future__ import annotations
 
 import enum
-import sys
 from typing import Any, List, Optional, Sequence, Union
 
 import ml_dtypes
@@ -84,7 +83,6 @@ class CastError(ValueError):
 # Types
 # ---------------------------------------------------------------------------------------
 
-_T = DataType
 _STRING = 8
 _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
@@ -121,9 +119,9 @@ else:  # pragma: no cover (numpy 1)
 _BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2}
 _UNPACKED_AS = {21: 2, 22: 2, 23: 2, 25: 2, 26: 2}  # UINT8
 _PACKED_AS = {21: 21, 22: 21, 23: 21, 25: 25, 26: 25}  # UINT4, UINT2
-# The unsigned type that carries each itemsize's bits through the extension.
+# The unsigned type of each itemsize, to set bit patterns (the all-zero code of a null slot).
 _BITS_VIEW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-              8: np.dtype(np.uint64), 16: np.dtype(np.uint64)}
+              8: np.dtype(np.uint64)}
 
 # Native dtypes of one byte or more (the fast path of cast) -> ONNX code, and the targets
 # whose numpy dtype holds the library's storage as is.
@@ -320,13 +318,9 @@ def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int
             if not isinstance(arr, pa.Array) or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
                 arr = None
         if arr is not None:
-            bufs = arr.buffers()
-            width = 8 if pa.types.is_large_string(arr.type) else 4
-            err = _ext.cast_from_arrow_strings(
-                np.frombuffer(bufs[1], np.uint8), width,
-                np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8),
-                np.frombuffer(bufs[0], np.uint8) if bufs[0] is not None and arr.null_count else None,
-                arr.offset, n, target, dst, False, sat, rm, threads)
+            offsets, width, data, validity = _arrow_string_buffers(pa, arr)
+            err = _ext.cast_from_arrow_strings(offsets, width, data, validity, arr.offset, n, target, dst,
+                                               False, sat, rm, threads)
         else:
             if kind == "T":
                 texts = texts.astype(object)
@@ -463,6 +457,17 @@ def _arrow_code(pa: Any, t: Any) -> int:
     return code
 
 
+def _arrow_string_buffers(pa: Any, arr: Any) -> tuple:
+    """(offsets, offset width, data, validity or None) of a utf8 / large_utf8 Array, as uint8
+    arrays over Arrow's buffers (no copy)."""
+    bufs = arr.buffers()
+    width = 8 if pa.types.is_large_string(arr.type) else 4
+    offsets = np.frombuffer(bufs[1], np.uint8) if bufs[1] is not None else np.zeros(width, np.uint8)
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    validity = np.frombuffer(bufs[0], np.uint8) if bufs[0] is not None and arr.null_count else None
+    return offsets, width, data, validity
+
+
 def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
     """A bool array of the elements present, or None when none is null."""
     if arr.null_count == 0:
@@ -503,23 +508,16 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
         arr = arr.cast(pa.string())
     n = len(arr)
     valid = _arrow_valid_mask(arr)
-    pa_type = None if packed else _arrow_type(pa, dst)
-    if pa_type is None or out is not None:
-        # No Arrow type for the target (or the caller's numpy out=): numpy result.
-        pa_type = None
+    # The Arrow type of the result; None: a numpy result (a target Arrow does not have, packed
+    # bytes, or the caller's numpy out=).
+    pa_type = None if packed or out is not None else _arrow_type(pa, dst)
 
     if src == _STRING and dst == _STRING:
         if pa_type is None:
             return _cast_numpy(np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object), dst, sat, rm, out, packed, threads)
         return arr
     if src == _STRING:
-        bufs = arr.buffers()
-        width = 8 if pa.types.is_large_string(arr.type) else 4
-        offsets = np.frombuffer(bufs[1], np.uint8) if bufs[1] is not None else np.zeros(width, np.uint8)
-        data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
-        validity = np.frombuffer(bufs[0], np.uint8) if (bufs[0] is not None and arr.null_count) else None
-        if dst == _STRING:
-            raise AssertionError("unreachable")
+        offsets, width, data, validity = _arrow_string_buffers(pa, arr)
         if packed:
             res = np.empty(_storage_bytes(dst, n), np.uint8) if out is None else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
         else:
@@ -712,25 +710,16 @@ def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_o
         part_shape[a] = size
         outputs.append(np.empty(part_shape, x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")))
     code = _CODE_OF_TYPE.get(x.dtype.type)
-    if code is None or code == _STRING or code in (14, 15) or x.dtype.kind in "USTO":
-        # Texts and objects: numpy copies (Split moves elements, it never converts them).
+    if code is None or code == _STRING:
+        # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
         bounds = np.cumsum(sizes)[:-1]
         for o, part in zip(outputs, np.split(x, bounds, axis=a)):
             o[...] = part
         return outputs
-    src = x
-    if not src.dtype.isnative:
-        src = src.astype(src.dtype.newbyteorder("="))
-    src = np.ascontiguousarray(src)
-    item = src.dtype.itemsize
-    view = _BITS_VIEW[item] if item in (1, 2, 4, 8) else None
-    elem = {1: 2, 2: 4, 4: 12, 8: 13}.get(item)
-    if view is None or elem is None:  # complex128 etc: numpy copies
-        bounds = np.cumsum(sizes)[:-1]
-        for o, part in zip(outputs, np.split(x, bounds, axis=a)):
-            o[...] = part
-        return outputs
-    err = _ext.split(src, elem, shape, a, sizes, outputs, nthreads)
+    src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("=")))
+    # The library's Split takes every type (complex included); unpacked sub-byte elements
+    # are one byte each here, so they move as UINT8.
+    err = _ext.split(src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, outputs, nthreads)
     if err is not None:
         _raise(err)
     return outputs
@@ -777,5 +766,3 @@ def get_num_threads() -> int:
     """The number of threads calls with threads=None may use."""
     return int(_ext.get_num_threads())
 
-
-del sys
