@@ -25,6 +25,7 @@
 
 #include "lib/reference/reference_cast.h"
 #include "lib/text/number_text.h"
+#include "lib/text/parse_fast.h"
 #include "lib/text/text_cast.h"
 #include "tensorcast/tensorcast.h"
 #include "test/test_util.h"
@@ -73,31 +74,62 @@ std::vector<CastOptions> OptionsFor(DT t) {
   return v;
 }
 
-// Casts every text to every target and option through the public Cast, in one batch,
-// and compares each element with the reference's code for that text alone.
+// The ways a batch of texts is parsed: std::string elements (the in-register scan reads
+// each text with a masked load), Arrow's layout (plain loads of 32 bytes while they stay
+// inside the texts' bytes), and std::string elements with the in-register scan turned
+// off (the scalar scan that CPUs without AVX-512 use).
+enum class ParsePath { kStrings, kArrow, kScalarScan };
+
+Status ParseBatch(const std::vector<std::string>& texts, DT t, const CastOptions& o, ParsePath path,
+                  void* out) {
+  if (path == ParsePath::kArrow) {
+    std::vector<int32_t> offsets{0};
+    std::string data;
+    for (const std::string& x : texts) {
+      data += x;
+      offsets.push_back(static_cast<int32_t>(data.size()));
+    }
+    ArrowStrings a;
+    a.offsets = offsets.data();
+    a.data = data.data();
+    return CastFromArrowStrings(a, out, t, texts.size(), o);
+  }
+  const bool window = text::SetTextWindowForTest(path != ParsePath::kScalarScan);
+  const Status s = Cast(texts.data(), DT::kString, out, t, texts.size(), o);
+  text::SetTextWindowForTest(window);
+  return s;
+}
+
+// Casts every text to every target and option in one batch, by every path, and compares
+// each element with the reference's code for that text alone.
 void ExpectParsesLikeReference(const std::vector<std::string>& texts) {
   for (DT t : kNumeric) {
     const int bits = BitWidth(t);
     const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     for (const CastOptions& o : OptionsFor(t)) {
-      std::vector<uint8_t> out(StorageBytes(t, texts.size()) + 1, 0xA5);
-      const Status s = Cast(texts.data(), DT::kString, out.data(), t, texts.size(), o);
-      ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
-      reference::Decimal scratch;
-      int failures = 0;
-      for (size_t i = 0; i < texts.size() && failures < 10; ++i) {
-        uint64_t want = 0;
-        ASSERT_TRUE(reference::ParseText(texts[i], t, o, &scratch, &want)) << texts[i];
-        const uint64_t got = LoadElement(out, bits, i);
-        if (got != (want & mask)) {
-          ++failures;
-          ADD_FAILURE() << "\"" << texts[i] << "\" -> " << DataTypeName(t)
-                        << " saturate=" << o.saturate
-                        << " round_mode=" << static_cast<int>(o.round_mode) << ": got "
-                        << test::Hex(got) << ", reference " << test::Hex(want & mask);
+      for (ParsePath path : {ParsePath::kStrings, ParsePath::kArrow, ParsePath::kScalarScan}) {
+        const char* name = path == ParsePath::kStrings ? "strings"
+                           : path == ParsePath::kArrow ? "arrow"
+                                                       : "scalar scan";
+        std::vector<uint8_t> out(StorageBytes(t, texts.size()) + 1, 0xA5);
+        const Status s = ParseBatch(texts, t, o, path, out.data());
+        ASSERT_TRUE(s.ok()) << DataTypeName(t) << " (" << name << "): " << s.message();
+        reference::Decimal scratch;
+        int failures = 0;
+        for (size_t i = 0; i < texts.size() && failures < 10; ++i) {
+          uint64_t want = 0;
+          ASSERT_TRUE(reference::ParseText(texts[i], t, o, &scratch, &want)) << texts[i];
+          const uint64_t got = LoadElement(out, bits, i);
+          if (got != (want & mask)) {
+            ++failures;
+            ADD_FAILURE() << "\"" << texts[i] << "\" -> " << DataTypeName(t) << " (" << name
+                          << ") saturate=" << o.saturate
+                          << " round_mode=" << static_cast<int>(o.round_mode) << ": got "
+                          << test::Hex(got) << ", reference " << test::Hex(want & mask);
+          }
         }
+        EXPECT_EQ(out.back(), 0xA5) << DataTypeName(t) << " (" << name << "): wrote past the end";
       }
-      EXPECT_EQ(out.back(), 0xA5) << DataTypeName(t) << ": wrote past the end";
     }
   }
 }
@@ -256,116 +288,87 @@ TEST(TextFastPaths, RandomShortestSpellingsParseLikeTheReference) {
 }
 
 TEST(TextFastPaths, SubnormalsRangeEndsAndSyntaxParseLikeTheReference) {
-  std::vector<std::string> texts = {"0",
-                                    "-0",
-                                    "0.0",
-                                    "-0.0",
-                                    "000",
-                                    "0e5",
-                                    ".0",
-                                    "0.",
-                                    "00.000e-999",
-                                    "1",
-                                    "-1",
-                                    "+1",
-                                    " 7 ",
-                                    "\t-8.5\n",
-                                    "1e0",
-                                    "1E+0",
-                                    "1.e1",
-                                    ".5",
-                                    "5.",
-                                    "-.5e-1",
-                                    "4.9406564584124654e-324",
-                                    "2.4703282292062327e-324",
-                                    "2.4703282292062328e-324",
-                                    "2.2250738585072014e-308",
-                                    "2.2250738585072011e-308",
-                                    "1.7976931348623157e308",
-                                    "1.7976931348623158e308",
-                                    "1.797693134862315807e308",
-                                    "1e309",
-                                    "-1e400",
-                                    "1e-400",
-                                    "1.401298464324817e-45",
-                                    "7.006492321624085e-46",
-                                    "7.006492321624086e-46",
-                                    "1.1754943508222875e-38",
-                                    "3.4028234663852886e38",
-                                    "3.4028235677973366e38",
-                                    "3.4028235677973367e38",
-                                    "3.40282357e38",
-                                    "65504",
-                                    "65519.99",
-                                    "65520",
-                                    "448",
-                                    "464",
-                                    "464.00001",
-                                    "57344",
-                                    "61440",
-                                    "240",
-                                    "248",
-                                    "1e-27",
-                                    "1e27",
-                                    "9.999999999999999999e26",
-                                    "1e-28",
-                                    "1e28",
-                                    "123456789012345678901234567890",
-                                    "0.000000000000000000000000001",
-                                    "12345678901234567890123",
-                                    "1234567890123456789",
-                                    "12345678901234567890",
-                                    "9223372036854775807",
-                                    "9223372036854775808",
-                                    "-9223372036854775808",
-                                    "-9223372036854775809",
-                                    "18446744073709551615",
-                                    "18446744073709551616",
-                                    "1e19",
-                                    "1e20",
-                                    "-1e19",
-                                    "9999999999999999999",
-                                    "99999999999999999999",
-                                    "4294967295",
-                                    "4294967296",
-                                    "-2147483648",
-                                    "-2147483649",
-                                    "32767.9",
-                                    "-32768.9",
-                                    "255.5",
-                                    "-0.99",
-                                    "127",
-                                    "128",
-                                    "-128",
-                                    "-129",
-                                    "7",
-                                    "8",
-                                    "-8",
-                                    "-9",
-                                    "1",
-                                    "2",
-                                    "-2",
-                                    "-3",
-                                    "3.9",
-                                    "inf",
-                                    "-Infinity",
-                                    "NaN",
-                                    "-nan",
-                                    "+INF",
-                                    "1e99999999999999999999",
-                                    "1e-99999999999",
-                                    std::string(1000, '9'),
-                                    "0." + std::string(1000, '0') + "1",
-                                    "1" + std::string(400, '0'),
-                                    "1." + std::string(30, '0') + "1",
-                                    "0.1",
-                                    "0.2",
-                                    "0.3",
-                                    "1.5",
-                                    "2.5",
-                                    "-2.5",
-                                    "0.5"};
+  std::vector<std::string> texts = {
+      "0", "-0", "0.0", "-0.0", "000", "0e5", ".0", "0.", "00.000e-999", "1", "-1", "+1", " 7 ",
+      "\t-8.5\n", "1e0", "1E+0", "1.e1", ".5", "5.", "-.5e-1", "4.9406564584124654e-324",
+      "2.4703282292062327e-324", "2.4703282292062328e-324", "2.2250738585072014e-308",
+      "2.2250738585072011e-308", "1.7976931348623157e308", "1.7976931348623158e308",
+      "1.797693134862315807e308", "1e309", "-1e400", "1e-400", "1.401298464324817e-45",
+      "7.006492321624085e-46", "7.006492321624086e-46", "1.1754943508222875e-38",
+      "3.4028234663852886e38", "3.4028235677973366e38", "3.4028235677973367e38", "3.40282357e38",
+      "65504", "65519.99", "65520", "448", "464", "464.00001", "57344", "61440", "240", "248",
+      "1e-27", "1e27", "9.999999999999999999e26", "1e-28", "1e28", "123456789012345678901234567890",
+      "0.000000000000000000000000001", "12345678901234567890123", "1234567890123456789",
+      "12345678901234567890", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+      "-9223372036854775809", "18446744073709551615", "18446744073709551616", "1e19", "1e20",
+      "-1e19", "9999999999999999999", "99999999999999999999", "4294967295", "4294967296",
+      "-2147483648", "-2147483649", "32767.9", "-32768.9", "255.5", "-0.99", "127", "128", "-128",
+      "-129", "7", "8", "-8", "-9", "1", "2", "-2", "-3", "3.9", "inf", "-Infinity", "NaN", "-nan",
+      "+INF", "1e99999999999999999999", "1e-99999999999", std::string(1000, '9'),
+      "0." + std::string(1000, '0') + "1", "1" + std::string(400, '0'),
+      "1." + std::string(30, '0') + "1", "0.1", "0.2", "0.3", "1.5", "2.5", "-2.5", "0.5",
+      // The in-register scan's limits and its syntax checks.
+      "1234567890123456789012345678901", "12345678901234567890123456789012",
+      "123456789012345678901234567890123", "-1.234567890123456789012345678901",
+      "0.00000000000000000000001234", "0.000000000000000000000001234", "0000000000000000000000001",
+      "00000000000000000000000001", "1e00000005", "1e000000005", "1e+00000005", "-1e-0000005",
+      "1e99999999", "1e-99999999", "9.999999999999999e22", "1e22", "1e23", "8.98846567431158e307",
+      "8.988465674311579e307", "8.98846567431158e+307", "1.7976931348623157e+308",
+      "-1.7976931348623157E+308", "3.4028234e38", "3.4028235e38", "-1.17549435e-38",
+      "1.1754942e-38", "9007199254740993", "9007199254740992.5", "-0e-0", "0e+0000"};
   ExpectParsesLikeReference(texts);
+}
+
+TEST(TextFastPaths, BadTextsAreParseErrorsOnEveryPath) {
+  const std::vector<std::string> bad = {"1e",
+                                        "1e+",
+                                        "1e-",
+                                        "e1",
+                                        ".e1",
+                                        ".",
+                                        "-",
+                                        "+",
+                                        "--1",
+                                        "+-1",
+                                        "1-",
+                                        "1+1",
+                                        "1e1e1",
+                                        "1e1.5",
+                                        "1.2.3",
+                                        "1..2",
+                                        "..1",
+                                        "1e-+5",
+                                        "1e--5",
+                                        "0x10",
+                                        "1,5",
+                                        "1 5",
+                                        "1_000",
+                                        "",
+                                        std::string("1\0", 2),
+                                        "\xd9\xa1",
+                                        "1\xff",
+                                        "1e+-5",
+                                        "-e5",
+                                        "1.5e",
+                                        std::string("\0", 1),
+                                        std::string(40, '1') + "x"};
+  for (const std::string& b : bad) {
+    const std::vector<std::string> texts = {"1", "-2.5", b, "3"};
+    for (DT t : {DT::kDouble, DT::kFloat, DT::kFloat16, DT::kInt64, DT::kInt32, DT::kUint8}) {
+      reference::Decimal scratch;
+      uint64_t code = 0;
+      ASSERT_FALSE(reference::ParseText(b, t, CastOptions(), &scratch, &code)) << b;
+      for (ParsePath path : {ParsePath::kStrings, ParsePath::kArrow, ParsePath::kScalarScan}) {
+        std::vector<uint8_t> out(StorageBytes(t, texts.size()), 0);
+        const Status s = ParseBatch(texts, t, CastOptions(), path, out.data());
+        EXPECT_EQ(s.code(), StatusCode::kParseError) << "\"" << b << "\" " << DataTypeName(t);
+        EXPECT_EQ(s.elements_written(), 2u) << "\"" << b << "\" " << DataTypeName(t);
+        uint64_t one = 0;
+        ASSERT_TRUE(reference::ParseText("1", t, CastOptions(), &scratch, &one));
+        EXPECT_EQ(LoadElement(out, BitWidth(t), 0), one) << "\"" << b << "\" " << DataTypeName(t);
+      }
+    }
+  }
 }
 
 TEST(TextFastPaths, IntegersAroundEveryBoundParseLikeTheReference) {

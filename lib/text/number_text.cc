@@ -1,6 +1,7 @@
 // Numbers <-> text on the fast paths (number_text.h states the method).
 #include "lib/text/number_text.h"
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "lib/reference/reference_cast.h"
+#include "lib/text/parse_fast.h"
 #include "lib/text/shortest.h"
 #include "lib/type_facts.h"
 
@@ -532,6 +534,29 @@ bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits) {
   *bits = sign | (static_cast<uint32_t>(exp + 127) << 23) | (m & 0x7FFFFF);
   return true;
 }
+
+#if TENSORCAST_TEXT_WINDOW
+namespace {
+std::atomic<bool>& TextWindowFlag() {
+  static std::atomic<bool> flag{
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+      __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt")};
+  return flag;
+}
+}  // namespace
+
+bool CpuHasTextWindow() { return TextWindowFlag().load(std::memory_order_relaxed); }
+
+bool SetTextWindowForTest(bool on) {
+  static const bool supported = TextWindowFlag().load();
+  return TextWindowFlag().exchange(on && supported);
+}
+#else
+bool SetTextWindowForTest(bool) { return false; }
+#endif
+
+int DecimalDigits(uint64_t v) { return v == 0 ? 0 : DigitCount(v); }
 
 size_t FormatDouble(double v, char* out) { return FormatIeee(v, out); }
 

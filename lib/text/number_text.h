@@ -56,6 +56,9 @@ bool Scan(std::string_view text, Scanned* out);
 // targets are not handled here (see ToF32RoundToOdd).
 bool FastCode(const Scanned& s, DataType type, uint64_t* code);
 
+// The number of decimal digits of v (0 for 0).
+int DecimalDigits(uint64_t v);
+
 // The float32 bits, rounded to odd, of a finite scanned number; false: ask the reference.
 bool ToF32RoundToOdd(const Scanned& s, uint32_t* bits);
 

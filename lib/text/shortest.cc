@@ -10,17 +10,6 @@ namespace {
 
 using u128 = unsigned __int128;
 
-// The powers 10^-k for k in [kMinK, kMaxK] (every k a double or a float needs) as
-// 10^-k = g * 2^r with 2^125 < g <= 2^126: g is floor(beta) + 1 for beta = 10^-k * 2^-r
-// in [2^125, 2^126). Computed once, exactly, with a small big-integer class.
-constexpr int kMinK = -324;
-constexpr int kMaxK = 292;
-
-struct PowerOf10 {
-  u128 g;
-  int r;
-};
-
 // Unsigned big integer, 32-bit limbs, little-endian: what the table needs.
 class Big {
  public:
@@ -96,31 +85,33 @@ class Big {
 };
 
 struct PowerTable {
-  PowerOf10 p[kMaxK - kMinK + 1];
+  PowerOf10 p[kMaxPowerK - kMinPowerK + 1];
   PowerTable() {
     // k <= 0: 10^-k is an integer N of L bits; beta = N * 2^-r with r = L - 126.
     Big n(1);
-    for (int k = 0; k >= kMinK; --k) {
+    for (int k = 0; k >= kMinPowerK; --k) {
       const int bits = n.BitLength();
       const int r = bits - 126;
       // floor(N * 2^-r): the top 126 bits (r < 0: N shifted up, exact).
-      p[k - kMinK] = {n.Top126(bits - 1) + 1, r};
+      p[k - kMinPowerK] = {n.Top126(bits - 1) + 1, r};
       n.MulSmall(10);
     }
     // k > 0: beta = 2^(125 + b) / 10^k with b = the bit length of 10^k, r = -(125 + b).
     Big d(1);
-    for (int k = 1; k <= kMaxK; ++k) {
+    for (int k = 1; k <= kMaxPowerK; ++k) {
       d.MulSmall(10);
       const int b = d.BitLength();
-      p[k - kMinK] = {d.DivideIntoPowerOfTwo(125 + b) + 1, -(125 + b)};
+      p[k - kMinPowerK] = {d.DivideIntoPowerOfTwo(125 + b) + 1, -(125 + b)};
     }
   }
 };
 
-const PowerOf10& Power(int k) {
+const PowerTable& Table() {
   static const PowerTable table;  // thread-safe initialisation, once
-  return table.p[k - kMinK];
+  return table;
 }
+
+const PowerOf10& Power(int k) { return Table().p[k - kMinPowerK]; }
 
 // floor(log10(2^q)) and floor(log10(3/4 * 2^q)) for |q| <= 1100 (fixed-point log10(2);
 // test/text_test.cc checks every q of that range against exact comparisons).
@@ -197,6 +188,8 @@ Decimal10 StripZeros(Decimal10 d) {
 }
 
 }  // namespace
+
+const PowerOf10* PowersOf10() { return Table().p; }
 
 Decimal10 ShortestDouble(double v) {
   uint64_t bits;

@@ -13,6 +13,18 @@
 namespace tensorcast {
 namespace text {
 
+// The powers 10^-k for k in [kMinPowerK, kMaxPowerK] (every k a double or a float needs)
+// as 10^-k = beta * 2^r with beta in [2^125, 2^126), stored as g = floor(beta) + 1, so
+// g - 1 <= beta < g and 2^125 < g <= 2^126. Computed exactly on first use.
+constexpr int kMinPowerK = -324;
+constexpr int kMaxPowerK = 292;
+struct PowerOf10 {
+  unsigned __int128 g;
+  int r;
+};
+// Entry k is at index k - kMinPowerK; thread-safe.
+const PowerOf10* PowersOf10();
+
 // |v| = digits * 10^exp10, digits without trailing zeros (1 <= digits < 10^17).
 struct Decimal10 {
   uint64_t digits;

@@ -17,6 +17,8 @@
 #include "lib/parallel.h"
 #include "lib/reference/reference_cast.h"
 #include "lib/text/number_text.h"
+#include "lib/text/parse_fast.h"
+#include "lib/text/shortest.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
 
@@ -97,38 +99,154 @@ struct Arrow {
   }
 };
 
-// Numeric targets other than the narrow floats, one element at a time. `first` is the
-// index of element 0 in the whole call (for messages).
-template <class Get>
-Status ParseScalar(const Get& get, size_t first, void* dst, DataType type, size_t count,
-                   const CastOptions& options, bool nulls_zero) {
-  const int bits = BitWidth(type);
-  std::unique_ptr<reference::Decimal> scratch;
-  for (size_t i = 0; i < count; ++i) {
-    std::string_view t;
-    uint64_t code = 0;
-    if (!get(i, &t)) {
-      if (!nulls_zero) return NullError(first + i, type);
-    } else {
+// The fast paths run over blocks of texts and leave a state per element.
+constexpr size_t kFillBlock = 64;
+enum FillState : uint8_t { kDecided, kNull, kUndecided };
+
+// Converts a scanned number into the code of the target: false when it does not decide.
+struct FastCodeConvert {  // numeric targets but the narrow floats
+  DataType type;
+  bool operator()(const Scanned& s, uint64_t* code) const { return FastCode(s, type, code); }
+};
+struct OddF32Convert {  // the narrow floats: float32 rounded to odd
+  bool operator()(const Scanned& s, uint64_t* code) const {
+    uint32_t bits;
+    if (!ToF32RoundToOdd(s, &bits)) return false;
+    *code = bits;
+    return true;
+  }
+};
+
+// The texts [b, b + n) through Scan, one at a time.
+template <class Get, class Convert>
+struct ScanFill {
+  static constexpr bool kScans = true;
+  const Get& get;
+  Convert convert;
+  void operator()(size_t b, size_t n, uint64_t* codes, uint8_t* state) const {
+    for (size_t j = 0; j < n; ++j) {
+      std::string_view t;
       Scanned s;
-      if (!(Scan(t, &s) && FastCode(s, type, &code))) {
-        if (!scratch) scratch = std::make_unique<reference::Decimal>();
-        if (!reference::ParseText(t, type, options, scratch.get(), &code)) {
-          return ParseError(first + i, t, type);
-        }
+      if (!get(b + j, &t)) {
+        state[j] = kNull;
+      } else {
+        state[j] = Scan(t, &s) && convert(s, &codes[j]) ? kDecided : kUndecided;
       }
     }
-    StoreCode(dst, bits, i, code);
+  }
+};
+
+#if TENSORCAST_TEXT_WINDOW
+// DecimalToIeee as a Convert.
+template <int kMant, int kExpBits, Rounding kRound>
+struct IeeeConvert {
+  const PowerOf10* powers;
+  bool operator()(const Scanned& s, uint64_t* code) const {
+    return DecimalToIeee<kMant, kExpBits, kRound>(s, powers, code);
+  }
+};
+
+// Integers: FastCode with the digit count that WindowValue leaves unset.
+struct IntConvert {
+  DataType type;
+  bool operator()(Scanned s, uint64_t* code) const {
+    s.digits = DecimalDigits(s.w);
+    return FastCode(s, type, code);
+  }
+};
+
+// Stands in for a null's text: 32 readable bytes, an empty text.
+alignas(32) constexpr char kNoText[32] = {};
+
+// The texts [b, b + n) (n <= kFillBlock) through ScanWindow: the first half over the
+// block, then the second. Texts before `plain_limit` are read with plain loads.
+template <class Get, class Convert>
+struct WindowFill {
+  static constexpr bool kScans = false;
+  const Get& get;
+  Convert convert;
+  uintptr_t plain_limit;
+  TENSORCAST_TEXT_WINDOW_TARGET void operator()(size_t b, size_t n, uint64_t* codes,
+                                                uint8_t* state) const {
+    WindowScan ws[kFillBlock];
+    for (size_t j = 0; j < n; ++j) {
+      std::string_view t(kNoText, 0);
+      const bool present = get(b + j, &t);
+      ScanWindowDigits(t.data(), t.size(), plain_limit, &ws[j]);
+      state[j] = present ? kUndecided : kNull;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      Scanned s;
+      if (ws[j].ok != 0 && state[j] == kUndecided && WindowValue(ws[j], &s) &&
+          convert(s, &codes[j])) {
+        state[j] = kDecided;
+      }
+    }
+  }
+};
+#endif
+
+// A text the fast path did not decide: the exact scan and fast codes (unless the fast
+// path was that scan), then the reference. False: not a number.
+__attribute__((noinline)) bool ParseExact(std::string_view t, DataType type,
+                                          const CastOptions& options, bool scan,
+                                          std::unique_ptr<reference::Decimal>* scratch,
+                                          uint64_t* code) {
+  Scanned s;
+  if (scan && Scan(t, &s) && FastCode(s, type, code)) return true;
+  if (!*scratch) *scratch = std::make_unique<reference::Decimal>();
+  return reference::ParseText(t, type, options, scratch->get(), code);
+}
+
+// Stores code as element i: kBits 8 to 64 as that unsigned integer, 0 any width.
+template <int kBits>
+void Store(void* dst, int bits, size_t i, uint64_t code) {
+  if (kBits == 0) return StoreCode(dst, bits, i, code);
+  using Out =
+      std::conditional_t<kBits == 64, uint64_t,
+                         std::conditional_t<kBits == 32, uint32_t,
+                                            std::conditional_t<kBits == 16, uint16_t, uint8_t>>>;
+  const auto v = static_cast<Out>(code);
+  std::memcpy(static_cast<unsigned char*>(dst) + i * sizeof(Out), &v, sizeof(Out));
+}
+
+// Numeric targets other than the narrow floats, a block of texts at a time through
+// `fill`, the texts it leaves undecided one at a time. `first` is the index of element
+// 0 in the whole call (for messages).
+template <int kBits, class Get, class Fill>
+Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
+                   size_t count, const CastOptions& options, bool nulls_zero) {
+  const int bits = BitWidth(type);
+  std::unique_ptr<reference::Decimal> scratch;
+  uint64_t codes[kFillBlock];
+  uint8_t state[kFillBlock];
+  for (size_t b = 0; b < count; b += kFillBlock) {
+    const size_t n = std::min(kFillBlock, count - b);
+    fill(b, n, codes, state);
+    for (size_t j = 0; j < n; ++j) {
+      uint64_t code = codes[j];
+      if (state[j] == kNull) {
+        if (!nulls_zero) return NullError(first + b + j, type);
+        code = 0;
+      } else if (state[j] == kUndecided) {
+        std::string_view t;
+        get(b + j, &t);
+        if (!ParseExact(t, type, options, !Fill::kScans, &scratch, &code)) {
+          return ParseError(first + b + j, t, type);
+        }
+      }
+      Store<kBits>(dst, bits, b + j, code);
+    }
   }
   return Status::Ok();
 }
 
 // The narrow float targets: blocks of float32 values rounded to odd, encoded by the
-// FLOAT kernel of the target; texts the fast path does not decide are patched in with
+// FLOAT kernel of the target; texts the fast paths do not decide are patched in with
 // the reference's codes.
-template <class Get>
-Status ParseNarrow(const Get& get, size_t first, void* dst, DataType type, size_t count,
-                   const CastOptions& options, bool nulls_zero) {
+template <class Get, class Fill>
+Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
+                   size_t count, const CastOptions& options, bool nulls_zero) {
   constexpr size_t kBlock = 256;  // a multiple of 8: blocks start on whole packed bytes
   const int bits = BitWidth(type);
   CastOptions serial = options;
@@ -136,33 +254,42 @@ Status ParseNarrow(const Get& get, size_t first, void* dst, DataType type, size_
   uint32_t f32[kBlock];
   uint32_t patch_index[kBlock];
   uint64_t patch_code[kBlock];
+  uint64_t codes[kFillBlock];
+  uint8_t state[kFillBlock];
   std::unique_ptr<reference::Decimal> scratch;
   for (size_t b = 0; b < count; b += kBlock) {
     const size_t n = std::min(kBlock, count - b);
     size_t patches = 0, good = n;
     Status error;
-    for (size_t j = 0; j < n; ++j) {
-      std::string_view t;
-      uint64_t code = 0;
-      if (!get(b + j, &t)) {
-        if (!nulls_zero) {
-          good = j;
-          error = NullError(first + b + j, type);
-          break;
+    for (size_t k = 0; k < n && good == n; k += kFillBlock) {
+      const size_t m = std::min(kFillBlock, n - k);
+      fill(b + k, m, codes, state);
+      for (size_t i = 0; i < m; ++i) {
+        const size_t j = k + i;
+        f32[j] = static_cast<uint32_t>(codes[i]);
+        if (state[i] == kDecided) continue;
+        uint64_t code = 0;
+        if (state[i] == kNull) {
+          if (!nulls_zero) {
+            good = j;
+            error = NullError(first + b + j, type);
+            break;
+          }
+        } else {
+          std::string_view t;
+          get(b + j, &t);
+          Scanned s;
+          if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) continue;
+          if (!ParseExact(t, type, options, false, &scratch, &code)) {
+            good = j;
+            error = ParseError(first + b + j, t, type);
+            break;
+          }
         }
-      } else {
-        Scanned s;
-        if (Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) continue;
-        if (!scratch) scratch = std::make_unique<reference::Decimal>();
-        if (!reference::ParseText(t, type, options, scratch.get(), &code)) {
-          good = j;
-          error = ParseError(first + b + j, t, type);
-          break;
-        }
+        f32[j] = 0;
+        patch_index[patches] = static_cast<uint32_t>(j);
+        patch_code[patches++] = code;
       }
-      f32[j] = 0;
-      patch_index[patches] = static_cast<uint32_t>(j);
-      patch_code[patches++] = code;
     }
     if (good > 0) {
       void* out = static_cast<unsigned char*>(dst) + b * static_cast<size_t>(bits) / 8;
@@ -177,11 +304,51 @@ Status ParseNarrow(const Get& get, size_t first, void* dst, DataType type, size_
   return Status::Ok();
 }
 
+// `plain_limit`: see ScanWindowDigits (0: every text with a masked load).
 template <class Get>
-Status ParseWith(const Get& get, size_t first, void* dst, DataType type, size_t count,
-                 const CastOptions& options, bool nulls_zero) {
-  if (IsNarrowFloat(type)) return ParseNarrow(get, first, dst, type, count, options, nulls_zero);
-  return ParseScalar(get, first, dst, type, count, options, nulls_zero);
+Status ParseWith(const Get& get, uintptr_t plain_limit, size_t first, void* dst, DataType type,
+                 size_t count, const CastOptions& options, bool nulls_zero) {
+#if TENSORCAST_TEXT_WINDOW
+  if (CpuHasTextWindow()) {
+    const PowerOf10* powers = PowersOf10();
+    const auto window = [&](auto convert) {
+      return WindowFill<Get, decltype(convert)>{get, convert, plain_limit};
+    };
+    if (IsNarrowFloat(type)) {
+      return ParseNarrow(get, window(IeeeConvert<23, 8, Rounding::kOdd>{powers}), first, dst, type,
+                         count, options, nulls_zero);
+    }
+    switch (type) {
+      case DataType::kDouble:
+        return ParseScalar<64>(get, window(IeeeConvert<52, 11, Rounding::kNearestEven>{powers}),
+                               first, dst, type, count, options, nulls_zero);
+      case DataType::kFloat:
+        return ParseScalar<32>(get, window(IeeeConvert<23, 8, Rounding::kNearestEven>{powers}),
+                               first, dst, type, count, options, nulls_zero);
+      case DataType::kInt64:
+      case DataType::kUint64:
+        return ParseScalar<64>(get, window(IntConvert{type}), first, dst, type, count, options,
+                               nulls_zero);
+      case DataType::kInt32:
+      case DataType::kUint32:
+        return ParseScalar<32>(get, window(IntConvert{type}), first, dst, type, count, options,
+                               nulls_zero);
+      default: break;
+    }
+    if (BitWidth(type) >= 8) {
+      return ParseScalar<0>(get, window(IntConvert{type}), first, dst, type, count, options,
+                            nulls_zero);
+    }
+  }
+#else
+  (void)plain_limit;
+#endif
+  if (IsNarrowFloat(type)) {
+    return ParseNarrow(get, ScanFill<Get, OddF32Convert>{get, {}}, first, dst, type, count, options,
+                       nulls_zero);
+  }
+  return ParseScalar<0>(get, ScanFill<Get, FastCodeConvert>{get, {type}}, first, dst, type, count,
+                        options, nulls_zero);
 }
 
 // Elements [first, first + count) of the column, on this thread.
@@ -189,24 +356,31 @@ Status ParseRange(const TextColumn& src, size_t first, void* dst, DataType type,
                   const CastOptions& options) {
   switch (src.layout) {
     case TextColumn::Layout::kStdString:
-      return ParseWith(StdStrings{static_cast<const std::string*>(src.elements) + first}, first,
+      return ParseWith(StdStrings{static_cast<const std::string*>(src.elements) + first}, 0, first,
                        dst, type, count, options, false);
     case TextColumn::Layout::kViews:
-      return ParseWith(Views{static_cast<const TextView*>(src.elements) + first}, first, dst, type,
-                       count, options, false);
+      return ParseWith(Views{static_cast<const TextView*>(src.elements) + first}, 0, first, dst,
+                       type, count, options, false);
     case TextColumn::Layout::kArrow: break;
   }
   const ArrowStrings& a = src.arrow;
   const bool zero = a.null_policy == NullPolicy::kZero;
   const auto at = static_cast<size_t>(a.offset) + first;
+  // Every byte from the first text's start to the last text's end may be read.
+  const auto limit = [&](const auto* offsets) -> uintptr_t {
+    const auto begin = static_cast<size_t>(offsets[at]);
+    const auto end = static_cast<size_t>(offsets[at + count]);
+    if (a.data == nullptr || end - begin < 32) return 0;
+    return reinterpret_cast<uintptr_t>(a.data + end) - 32;
+  };
   if (a.offset_width == 8) {
-    return ParseWith(
-        Arrow<int64_t>{static_cast<const int64_t*>(a.offsets) + at, a.data, a.validity, at}, first,
-        dst, type, count, options, zero);
+    const auto* offsets = static_cast<const int64_t*>(a.offsets);
+    return ParseWith(Arrow<int64_t>{offsets + at, a.data, a.validity, at}, limit(offsets), first,
+                     dst, type, count, options, zero);
   }
-  return ParseWith(
-      Arrow<int32_t>{static_cast<const int32_t*>(a.offsets) + at, a.data, a.validity, at}, first,
-      dst, type, count, options, zero);
+  const auto* offsets = static_cast<const int32_t*>(a.offsets);
+  return ParseWith(Arrow<int32_t>{offsets + at, a.data, a.validity, at}, limit(offsets), first, dst,
+                   type, count, options, zero);
 }
 
 // Elements per task of a parallel call with STRING on one side, or 0 for one thread. A

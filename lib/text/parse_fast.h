@@ -1,0 +1,217 @@
+// The fast path of text -> number for the common texts, with no branch that depends on
+// the text's shape, so that texts of mixed lengths and forms do not stall the pipeline.
+// Whatever it cannot decide it leaves to the exact paths (number_text.h): results are
+// theirs bit for bit (test/text_test.cc compares them).
+//
+// Scanning (ScanWindow, x86-64 with AVX-512 BW/VL/VBMI/VBMI2): a text of 1 to 32 bytes of
+// the form [sign] digits [. digits] [e [sign] 1-4 digits] with at most 19 significant
+// digits, read with one masked load (no byte past the text is touched). Byte compares
+// give bit masks of digits, '.', 'e', signs; bit scans find the parts; the significant
+// digits are gathered (vpcompressb), right-aligned (vpermb) and converted 8 at a time with
+// multiply-adds. Anything else (spaces, words, longer texts) is not such a text.
+//
+// Converting (DecimalToIeee): |value| = w * 10^q with w < 2^64. The power table of the
+// shortest-digits code gives 10^q = beta * 2^r with g - 1 <= beta < g, 2^125 < g <= 2^126.
+// For W = w shifted to bit 63, the exact X = W * beta lies in [P - W, P] with P = W * g,
+// a 190-bit product computed exactly. Normalised to bit 191, the error is below 2^67, so
+// the rounding of X is that of P unless P lies less than 8 * 2^64 above a rounding
+// boundary: a midpoint between two results (round to nearest even), or a representable
+// value (round to odd, whose result changes there). Those cases, and results outside the
+// normal range, are left to the exact path; they are rare (exact decimal ties, and
+// for round to odd the values exactly representable in float32).
+#ifndef TENSORCAST_LIB_TEXT_PARSE_FAST_H_
+#define TENSORCAST_LIB_TEXT_PARSE_FAST_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/text/number_text.h"
+#include "lib/text/shortest.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TENSORCAST_TEXT_WINDOW 1
+#define TENSORCAST_TEXT_WINDOW_TARGET                                           \
+  __attribute__((                                                               \
+      target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,lzcnt," \
+             "popcnt")))
+#else
+#define TENSORCAST_TEXT_WINDOW 0
+#endif
+
+namespace tensorcast {
+namespace text {
+
+// How a value is rounded into the target's significand.
+enum class Rounding { kNearestEven, kOdd };
+
+// The IEEE bits (sign included) of the scanned finite number s rounded to kMant stored
+// significand bits and kExpBits exponent bits, when the value is zero or normal and the
+// rounding is decided (see above); false otherwise. `powers` is PowersOf10().
+template <int kMant, int kExpBits, Rounding kRound>
+inline bool DecimalToIeee(const Scanned& s, const PowerOf10* powers, uint64_t* out) {
+  using u128 = unsigned __int128;
+  constexpr int kDrop = 63 - kMant;  // bits of the top word below the significand
+  constexpr uint64_t kRoundMask = (uint64_t{1} << kDrop) - 1;
+  constexpr uint64_t kHalf = uint64_t{1} << (kDrop - 1);
+  constexpr int kBias = (1 << (kExpBits - 1)) - 1;
+  constexpr uint64_t kMaxField = (uint64_t{1} << kExpBits) - 1;  // Inf / NaN
+  const uint64_t sign = static_cast<uint64_t>(s.neg) << (kMant + kExpBits);
+  const uint64_t w = s.w;
+  if (w == 0) {
+    *out = sign;
+    return true;
+  }
+  // 10^q is in the table for -kMaxPowerK <= q <= -kMinPowerK (index -q - kMinPowerK).
+  const int64_t index = -s.q - kMinPowerK;
+  const bool in_table = static_cast<uint64_t>(index) <= kMaxPowerK - kMinPowerK;
+  const PowerOf10& p = powers[in_table ? index : 0];
+  const int lz = __builtin_clzll(w);
+  const uint64_t wn = w << lz;
+  const auto g_lo = static_cast<uint64_t>(p.g);
+  const auto g_hi = static_cast<uint64_t>(p.g >> 64);
+  const u128 high = static_cast<u128>(wn) * g_hi +
+                    ((static_cast<u128>(wn) * g_lo) >> 64);  // P = W * g without its low 64 bits
+  // P < 2^190: its top bit is bit 188 or 189, moved to bit 191 (sh = 3 or 2).
+  const auto top = static_cast<uint64_t>(high >> 64);
+  const auto mid = static_cast<uint64_t>(high);
+  const int sh = __builtin_clzll(top);
+  const uint64_t hi_n = (top << sh) | (mid >> (64 - sh));
+  // |value| = 1.f * 2^e, where 1.f = hi_n / 2^63 before rounding; X lies below P by less
+  // than 2^67 after the move, so the rounding of P is X's unless the bits below the
+  // significand in hi_n are exactly those of a boundary (conservatively: whatever the
+  // bits below hi_n).
+  const int64_t e = 191 - sh + p.r - lz;
+  const uint64_t rest = hi_n & kRoundMask;
+  uint64_t m = hi_n >> kDrop;  // kMant + 1 bits with the leading one
+  uint64_t undecided;
+  if constexpr (kRound == Rounding::kNearestEven) {
+    undecided = static_cast<uint64_t>(rest == kHalf);
+    m += static_cast<uint64_t>(rest > kHalf);  // a carry moves the exponent field by one
+  } else {
+    undecided = static_cast<uint64_t>(rest == 0);
+    m |= 1;
+  }
+  // The exponent field before a carry: 1 .. kMaxField - 2, so that a carry stays finite
+  // (the top binade goes to the exact path).
+  const int64_t field = e + kBias;
+  const uint64_t abnormal =
+      static_cast<uint64_t>(static_cast<uint64_t>(field - 1) >= kMaxField - 2);
+  *out = ((static_cast<uint64_t>(field - 1) << kMant) + m) | sign;
+  return (static_cast<uint64_t>(!in_table) | undecided | abnormal) == 0;
+}
+
+// Test hook: whether parsing may use ScanWindow (when the CPU has it); returns the old
+// setting. Without ScanWindow the texts go through Scan.
+bool SetTextWindowForTest(bool on);
+
+#if TENSORCAST_TEXT_WINDOW
+
+// Whether ScanWindow is used: the CPU has it (and no test turned it off).
+bool CpuHasTextWindow();
+
+// ScanWindow in two halves, so that a loop can run the first over a block of texts and
+// then the second: each half's chain of dependent steps is short enough for the CPU to
+// overlap many texts.
+//
+// First half: the text's digits, mantissa then exponent, placed in 32 bytes so that the
+// mantissa's end at byte 24 and the exponent's at byte 32; `fraction` the mantissa's
+// digits after the '.'; `neg` / `eneg` the signs; ok = 0: not a text of the common form.
+struct WindowScan {
+  alignas(32) unsigned char digits[32];
+  int32_t fraction;
+  uint8_t neg;
+  uint8_t eneg;
+  uint8_t ok;
+};
+
+// `plain_limit`: the last address from which 32 bytes may be read (0: none), so that a
+// text starting at or before it is read with one plain load; after it, with a masked load that
+// reads the text's bytes only.
+TENSORCAST_TEXT_WINDOW_TARGET inline void ScanWindowDigits(const char* p, size_t len,
+                                                           uintptr_t plain_limit, WindowScan* out) {
+  const int n = static_cast<int>(len & 63);
+  const __mmask32 valid = _bzhi_u32(~0u, static_cast<unsigned>(n));
+  // (A masked load costs several times a plain one on the CPUs measured, and the AND with
+  // the mask as a vector keeps the compiler from making the plain load a masked one.)
+  const __m256i x = reinterpret_cast<uintptr_t>(p) - 1 < plain_limit  // (p null: masked)
+                        ? _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+                                           _mm256_movm_epi8(valid))
+                        : _mm256_maskz_loadu_epi8(valid, p);
+  const __m256i d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));  // 0 past the end
+  const uint64_t digit = _mm256_mask_cmple_epu8_mask(valid, d, _mm256_set1_epi8(9));
+  const uint64_t dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
+  const uint64_t e =
+      _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
+  const uint64_t minus = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
+  const uint64_t sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) | minus;
+  // The parts: the first 'e' (e_bit, 0 without one) splits mantissa and exponent.
+  const uint64_t e_bit = e & (0 - e);
+  const uint64_t dot_bit = dot & (0 - dot);
+  const uint64_t esign_bit = sign & (e_bit << 1);
+  const uint64_t mant = e_bit != 0 ? e_bit - 1 : uint64_t{valid};
+  const uint64_t mdig = digit & mant;
+  const uint64_t edig = digit & ~mant;
+  // Every condition is an integer that is non-zero when it fails, combined with | so that
+  // the compiler makes no branch of them. The bytes other than digits are exactly a
+  // leading sign, one '.', one 'e' and a sign after it; the '.' is before the 'e'; the
+  // mantissa has a digit, and so has the exponent when there is one (its last byte).
+  const int nd = static_cast<int>(_mm_popcnt_u64(mdig));
+  const int ec = static_cast<int>(_mm_popcnt_u64(edig));
+  const uint64_t bad = ((len - 1) >> 5) |
+                       ((valid & ~digit) ^ ((sign & 1) | dot_bit | e_bit | esign_bit)) |
+                       (dot_bit & ~mant) | static_cast<uint64_t>(mdig == 0) |
+                       (static_cast<uint64_t>(e_bit != 0) & ~(digit >> (n - 1))) |
+                       static_cast<uint64_t>(nd > 24) | static_cast<uint64_t>(ec > 8);
+  // Gathered to the low bytes (compress), then spread to their places (expand).
+  const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), d);
+  const auto place =
+      static_cast<__mmask32>(((uint64_t{1} << 24) - (uint64_t{1} << ((24 - nd) & 63))) |
+                             ((uint64_t{0xFFFFFFFF} << ((32 - ec) & 63)) & 0xFFFFFFFF));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->digits),
+                      _mm256_maskz_expand_epi8(place, packed));
+  out->fraction = static_cast<int32_t>(_mm_popcnt_u64(mdig & (0 - (dot_bit << 1))));
+  out->neg = static_cast<uint8_t>(minus & 1);
+  out->eneg = static_cast<uint8_t>((minus & esign_bit) != 0);
+  out->ok = static_cast<uint8_t>(bad == 0);
+}
+
+// Second half: the number of a WindowScan with ok set, as Scan would give it (digits:
+// 0 for zero, else unset: 19); false: more than 19 significant digits.
+TENSORCAST_TEXT_WINDOW_TARGET inline bool WindowValue(const WindowScan& ws, Scanned* out) {
+  const __m256i digits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ws.digits));
+  const __m256i pairs = _mm256_maddubs_epi16(digits, _mm256_set1_epi16(0x010A));  // 10a + b
+  const __m256i quads = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x00010064));  // 100a + b
+  const __m256i eights = _mm256_madd_epi16(_mm256_packus_epi32(quads, quads),
+                                           _mm256_set1_epi32(0x00012710));  // 10000a + b
+  // 32-bit lanes per 128-bit half: [digits 0-7, 8-15, copy, copy], [16-23, exponent, ...].
+  const auto ab = static_cast<uint64_t>(_mm256_extract_epi64(eights, 0));
+  const auto cd = static_cast<uint64_t>(_mm256_extract_epi64(eights, 2));
+  const uint64_t top = ab & 0xFFFFFFFF;  // < 1000: at most 19 significant digits
+  const uint64_t w =
+      top * 10000000000000000ull + (ab >> 32) * uint64_t{100000000} + (cd & 0xFFFFFFFF);
+  const int64_t eneg = 0 - static_cast<int64_t>(ws.eneg);  // 0 or -1
+  const int64_t exponent = (static_cast<int64_t>(cd >> 32) ^ eneg) - eneg;
+  out->kind = Scanned::kFinite;
+  out->neg = ws.neg != 0;
+  out->dropped = false;
+  out->digits = w != 0 ? 19 : 0;
+  out->w = w;
+  out->q = exponent - ws.fraction;
+  return top < 1000;
+}
+
+// Both halves for one text.
+TENSORCAST_TEXT_WINDOW_TARGET inline bool ScanWindow(const char* p, size_t len,
+                                                     uintptr_t plain_limit, Scanned* out) {
+  WindowScan ws;
+  ScanWindowDigits(p, len, plain_limit, &ws);
+  return ws.ok != 0 && WindowValue(ws, out);
+}
+
+#endif  // TENSORCAST_TEXT_WINDOW
+
+}  // namespace text
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_LIB_TEXT_PARSE_FAST_H_
