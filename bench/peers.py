@@ -115,6 +115,8 @@ pa.set_io_thread_count(1)
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20240521
+# --string-magnitudes K: the values behind the STRING pairs are N(0, 1) x 10^U{-K..K} (0: N(0, 1)).
+STRING_MAGNITUDES = 0
 
 # The numpy dtype of texts: StringDType (numpy >= 2), as the package returns them; object
 # arrays of str on numpy 1.
@@ -628,6 +630,12 @@ def base_normal(n):
     return _BASE[n]
 
 
+def magnitudes(n):
+    """10^U{-K..K} for K = STRING_MAGNITUDES (seeded): mixed magnitudes, as text columns hold."""
+    k = np.random.default_rng(SEED + 3).integers(-STRING_MAGNITUDES, STRING_MAGNITUDES + 1, n)
+    return 10.0 ** k
+
+
 def make_source(pair, n):
     """(native array for numpy / ml_dtypes and the package, ONNX-layout uint8 bytes or None
     for STRING). Split: a square 2-D f32 array of about n elements (at least parts x parts)."""
@@ -636,12 +644,16 @@ def make_source(pair, n):
         x = np.random.default_rng(SEED).standard_normal((side, side), dtype=np.float32)
         return x, x.view(np.uint8).reshape(-1)
     f = base_normal(n) * np.float32(pair.scale)
+    if pair.has_string and STRING_MAGNITUDES:
+        f = f * magnitudes(n).astype(np.float32)
     if pair.dst == TP.FLOAT8E8M0:
         f = np.abs(f)  # scales are positive; ml_dtypes gives NaN for negative inputs
     if pair.src == F32:
         return f, f.view(np.uint8)
     if pair.src == TP.DOUBLE:
         d = np.random.default_rng(SEED + 1).standard_normal(n)
+        if pair.has_string and STRING_MAGNITUDES:
+            d = d * magnitudes(n)
         return d, d.view(np.uint8)
     if pair.src == TP.INT64:
         i = np.random.default_rng(SEED + 2).integers(-(1 << 40), 1 << 40, n, dtype=np.int64)
@@ -1127,6 +1139,8 @@ def main():
     ap.add_argument("--string-sizes", default="64K,16M",
                     help="element counts of the STRING pairs (default 64K,16M, as the other pairs;"
                          " 16M strings take a few minutes and several GB)")
+    ap.add_argument("--string-magnitudes", type=int, default=0, metavar="K",
+                    help="values behind the STRING pairs: N(0, 1) x 10^U{-K..K} (default 0: N(0, 1))")
     ap.add_argument("--pairs", default="",
                     help="comma-separated substrings of pair labels to run (default: all)")
     ap.add_argument("--overhead-pairs", default=OVERHEAD_PAIRS,
@@ -1161,6 +1175,8 @@ def main():
                 sys.exit(f"peers.py: cannot load {args.lib}: {e}\n"
                          "  build it (tools/dev.sh peers does) or leave out --lib")
 
+    global STRING_MAGNITUDES
+    STRING_MAGNITUDES = args.string_magnitudes
     sizes, str_sizes = parse_sizes(args.sizes), parse_sizes(args.string_sizes)
     wanted = [w.strip().lower() for w in args.pairs.split(",") if w.strip()]
     pairs = [p for p in PAIRS if not wanted or any(w in p.label.lower() for w in wanted)]

@@ -253,7 +253,7 @@ void Register() {
       DataType::kBfloat16,   DataType::kFloat8E4M3FN,   DataType::kFloat8E4M3FNUZ,
       DataType::kFloat8E5M2, DataType::kFloat8E5M2FNUZ, DataType::kFloat8E8M0,
       DataType::kFloat4E2M1, DataType::kInt64,          DataType::kInt32,
-      DataType::kUint8};
+      DataType::kInt16,      DataType::kUint8};
   for (DataType t : from) {
     benchmark::RegisterBenchmark((std::string("FromText/") + tensorcast::DataTypeName(t)).c_str(),
                                  BM_FromText, t)
