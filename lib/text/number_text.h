@@ -3,9 +3,10 @@
 // The results are the reference's, bit for bit and byte for byte (docs/semantics.md,
 // "Strings"); test/text_test.cc checks the fast paths against it.
 //
-// Parsing. Scan() reads the accepted syntax once and keeps the first 19 significant
-// digits w and the decimal exponent q (|value| = w * 10^q, plus less than one unit of w
-// when more digits were dropped). For 1 <= w < 10^19 and |q| <= 27, w * 5^q (q >= 0) or
+// Parsing (the scalar path: on CPUs with AVX-512 VBMI2 the texts of the common form take
+// the in-register scan of parse_fast.h first). Scan() reads the accepted syntax once and keeps the
+// first 19 significant digits w and the decimal exponent q (|value| = w * 10^q, plus less than one
+// unit of w when more digits were dropped). For 1 <= w < 10^19 and |q| <= 27, w * 5^q (q >= 0) or
 // w * 2^64 / 5^-q (q < 0) is computed in 128-bit integers, exactly or with a sticky bit
 // for the remainder, which rounds the decimal once: to nearest even into DOUBLE and
 // FLOAT, and to odd into a float32 for the narrower formats (FLOAT16, BFLOAT16, the
@@ -16,8 +17,8 @@
 // Everything else (NaN, Inf, |q| > 27, BOOL's words, ties the bounds cannot decide, a
 // float32 out of range) goes to the reference.
 //
-// Formatting. FLOAT and DOUBLE: the shortest round-trip digits (std::to_chars), laid out
-// as numpy's str(); integers: std::to_chars; BOOL "True" / "False". Other float types:
+// Formatting. FLOAT and DOUBLE: the shortest round-trip digits (shortest.h), laid out as
+// numpy's str(); integers: 8 digits at a time; BOOL "True" / "False". Other float types:
 // the reference. Every text fits kMaxNumberText bytes.
 #ifndef TENSORCAST_LIB_TEXT_NUMBER_TEXT_H_
 #define TENSORCAST_LIB_TEXT_NUMBER_TEXT_H_

@@ -3,22 +3,26 @@
 // Whatever it cannot decide it leaves to the exact paths (number_text.h): results are
 // theirs bit for bit (test/text_test.cc compares them).
 //
-// Scanning (ScanWindow, x86-64 with AVX-512 BW/VL/VBMI/VBMI2): a text of 1 to 32 bytes of
-// the form [sign] digits [. digits] [e [sign] 1-4 digits] with at most 19 significant
-// digits, read with one masked load (no byte past the text is touched). Byte compares
-// give bit masks of digits, '.', 'e', signs; bit scans find the parts; the significant
-// digits are gathered (vpcompressb), right-aligned (vpermb) and converted 8 at a time with
-// multiply-adds. Anything else (spaces, words, longer texts) is not such a text.
+// Scanning (the window scan, x86-64 with AVX-512 BW/VL/VBMI/VBMI2): a text of 1 to 32
+// bytes of the form [sign] digits [. digits] [e [sign] digits], with at most 24 mantissa
+// digits (at most 19 of them significant) and 1 to 8 exponent digits. One 32-byte load
+// (plain while the 32 bytes lie inside the texts' buffer, masked otherwise: no byte
+// outside it is read), byte compares into bit masks of digits, '.', 'e' and signs, the
+// syntax checked with bit operations, the digits gathered (vpcompressb) and spread to
+// their places (vpexpandb), then converted 8 at a time with multiply-adds. Anything else
+// (spaces, words, longer texts) is not such a text and goes to Scan.
 //
 // Converting (DecimalToIeee): |value| = w * 10^q with w < 2^64. The power table of the
 // shortest-digits code gives 10^q = beta * 2^r with g - 1 <= beta < g, 2^125 < g <= 2^126.
-// For W = w shifted to bit 63, the exact X = W * beta lies in [P - W, P] with P = W * g,
-// a 190-bit product computed exactly. Normalised to bit 191, the error is below 2^67, so
-// the rounding of X is that of P unless P lies less than 8 * 2^64 above a rounding
-// boundary: a midpoint between two results (round to nearest even), or a representable
-// value (round to odd, whose result changes there). Those cases, and results outside the
-// normal range, are left to the exact path; they are rare (exact decimal ties, and
-// for round to odd the values exactly representable in float32).
+// For W = w shifted to bit 63, the exact X = W * beta lies in [P - W, P) with P = W * g,
+// a 190-bit product of which the top 128 bits are formed (P', P' <= P < P' + 2^64). With
+// both moved left by sh (2 or 3) so that P's top bit is bit 191, and H = P's top 64 bits,
+// X lies in (H * 2^128 - 2^67, (H + 1) * 2^128): the rounding of X is that of H unless H's
+// bits below the significand are exactly those of a boundary, which X may lie just below:
+// a midpoint between two results (round to nearest even) or a representable value (round
+// to odd, whose result changes there). Those cases, results outside the normal range and
+// in the top binade, are left to the exact path; they are rare (one text in a few
+// thousand, and for round to odd the values exactly representable in float32).
 #ifndef TENSORCAST_LIB_TEXT_PARSE_FAST_H_
 #define TENSORCAST_LIB_TEXT_PARSE_FAST_H_
 
@@ -70,17 +74,15 @@ inline bool DecimalToIeee(const Scanned& s, const PowerOf10* powers, uint64_t* o
   const uint64_t wn = w << lz;
   const auto g_lo = static_cast<uint64_t>(p.g);
   const auto g_hi = static_cast<uint64_t>(p.g >> 64);
-  const u128 high = static_cast<u128>(wn) * g_hi +
-                    ((static_cast<u128>(wn) * g_lo) >> 64);  // P = W * g without its low 64 bits
-  // P < 2^190: its top bit is bit 188 or 189, moved to bit 191 (sh = 3 or 2).
+  const u128 high =
+      static_cast<u128>(wn) * g_hi + ((static_cast<u128>(wn) * g_lo) >> 64);  // P' / 2^64
+  // P < 2^190: its top bit is bit 188 or 189, moved to bit 191 (sh = 3 or 2): H = hi_n.
   const auto top = static_cast<uint64_t>(high >> 64);
   const auto mid = static_cast<uint64_t>(high);
   const int sh = __builtin_clzll(top);
   const uint64_t hi_n = (top << sh) | (mid >> (64 - sh));
-  // |value| = 1.f * 2^e, where 1.f = hi_n / 2^63 before rounding; X lies below P by less
-  // than 2^67 after the move, so the rounding of P is X's unless the bits below the
-  // significand in hi_n are exactly those of a boundary (conservatively: whatever the
-  // bits below hi_n).
+  // |value| = 1.f * 2^e with 1.f = hi_n / 2^63 before rounding; rounded as hi_n unless
+  // hi_n's bits below the significand are those of a boundary (see above).
   const int64_t e = 191 - sh + p.r - lz;
   const uint64_t rest = hi_n & kRoundMask;
   uint64_t m = hi_n >> kDrop;  // kMant + 1 bits with the leading one
@@ -101,18 +103,18 @@ inline bool DecimalToIeee(const Scanned& s, const PowerOf10* powers, uint64_t* o
   return (static_cast<uint64_t>(!in_table) | undecided | abnormal) == 0;
 }
 
-// Test hook: whether parsing may use ScanWindow (when the CPU has it); returns the old
-// setting. Without ScanWindow the texts go through Scan.
+// Test hook: whether parsing may use the window scan (when the CPU has it); returns the
+// old setting. Without it the texts go through Scan.
 bool SetTextWindowForTest(bool on);
 
 #if TENSORCAST_TEXT_WINDOW
 
-// Whether ScanWindow is used: the CPU has it (and no test turned it off).
+// Whether the window scan is used: the CPU has it (and no test turned it off).
 bool CpuHasTextWindow();
 
-// ScanWindow in two halves, so that a loop can run the first over a block of texts and
-// then the second: each half's chain of dependent steps is short enough for the CPU to
-// overlap many texts.
+// The window scan in two halves, so that a loop can run the first over a block of texts
+// and then the second: each half's chain of dependent steps is short enough for the CPU
+// to overlap many texts.
 //
 // First half: the text's digits, mantissa then exponent, placed in 32 bytes so that the
 // mantissa's end at byte 24 and the exponent's at byte 32; `fraction` the mantissa's
@@ -161,7 +163,7 @@ TENSORCAST_TEXT_WINDOW_TARGET inline void ScanWindowDigits(const char* p, size_t
   const uint64_t bad = ((len - 1) >> 5) |
                        ((valid & ~digit) ^ ((sign & 1) | dot_bit | e_bit | esign_bit)) |
                        (dot_bit & ~mant) | static_cast<uint64_t>(mdig == 0) |
-                       (static_cast<uint64_t>(e_bit != 0) & ~(digit >> (n - 1))) |
+                       (static_cast<uint64_t>(e_bit != 0) & ~(digit >> ((n - 1) & 63))) |
                        static_cast<uint64_t>(nd > 24) | static_cast<uint64_t>(ec > 8);
   // Gathered to the low bytes (compress), then spread to their places (expand).
   const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), d);
@@ -199,14 +201,6 @@ TENSORCAST_TEXT_WINDOW_TARGET inline bool WindowValue(const WindowScan& ws, Scan
   out->w = w;
   out->q = exponent - ws.fraction;
   return top < 1000;
-}
-
-// Both halves for one text.
-TENSORCAST_TEXT_WINDOW_TARGET inline bool ScanWindow(const char* p, size_t len,
-                                                     uintptr_t plain_limit, Scanned* out) {
-  WindowScan ws;
-  ScanWindowDigits(p, len, plain_limit, &ws);
-  return ws.ok != 0 && WindowValue(ws, out);
 }
 
 #endif  // TENSORCAST_TEXT_WINDOW
