@@ -514,6 +514,75 @@ TEST(ArrowStrings, BothOffsetWidthsValiditySlicesAndEmptyStrings) {
   }
 }
 
+// Many texts through the Arrow layout, so that the window scan's blocks, its plain and
+// masked loads (the last texts of the buffer) and its validity words are all used: nulls
+// whose spans hold other bytes, slices that start mid-byte of the bitmap, both offset
+// widths; every element against the reference (a null: 0).
+TEST(ArrowStrings, BlocksOfTextsWithNullsAndSlicesParseLikeTheReference) {
+  std::mt19937_64 rng(13);
+  std::vector<std::string> texts;
+  std::vector<bool> present;
+  char buf[64];
+  for (int i = 0; i < 3000; ++i) {
+    const double v = std::ldexp(static_cast<double>(rng() >> 11), -53) *
+                     std::pow(10.0, static_cast<int>(rng() % 17) - 8) * ((rng() & 1) ? 1 : -1);
+    const int form = static_cast<int>(rng() % 4);
+    if (form == 0) std::snprintf(buf, sizeof(buf), "%.17g", v);
+    if (form == 1) std::snprintf(buf, sizeof(buf), "%.9g", v);
+    if (form == 2) std::snprintf(buf, sizeof(buf), "%.3f", v);
+    if (form == 3) std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v * 1e6));
+    texts.push_back(buf);
+    present.push_back(rng() % 7 != 0);
+  }
+  // The column; a null's span holds other bytes, a number or not.
+  ArrowColumn c;
+  c.offsets32.push_back(0);
+  c.offsets64.push_back(0);
+  c.validity.assign((texts.size() + 7) / 8, 0);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    c.data += present[i] ? texts[i] : (i % 2 != 0 ? "999" : std::string("junk") + texts[i]);
+    if (present[i]) c.validity[i / 8] = static_cast<uint8_t>(c.validity[i / 8] | (1u << (i % 8)));
+    c.offsets32.push_back(static_cast<int32_t>(c.data.size()));
+    c.offsets64.push_back(static_cast<int64_t>(c.data.size()));
+  }
+  reference::Decimal scratch;
+  for (DT t : {DT::kDouble, DT::kFloat, DT::kFloat16, DT::kFloat8E4M3FN, DT::kInt64, DT::kInt32,
+               DT::kUint8, DT::kInt16}) {
+    const int bits = BitWidth(t);
+    for (int width : {4, 8}) {
+      for (size_t offset : {size_t{0}, size_t{5}, size_t{67}}) {
+        const size_t count = texts.size() - offset - (offset == 5 ? 11 : 0);
+        ArrowStrings a;
+        a.offsets = width == 4 ? static_cast<const void*>(c.offsets32.data()) : c.offsets64.data();
+        a.offset_width = width;
+        a.data = c.data.data();
+        a.validity = c.validity.data();
+        a.offset = static_cast<int64_t>(offset);
+        a.null_policy = NullPolicy::kZero;
+        std::vector<uint8_t> out(StorageBytes(t, count), 0xA5);
+        const Status s = CastFromArrowStrings(a, out.data(), t, count);
+        ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+        int failures = 0;
+        for (size_t i = 0; i < count && failures < 10; ++i) {
+          uint64_t want = 0;
+          if (present[offset + i]) {
+            ASSERT_TRUE(reference::ParseText(texts[offset + i], t, CastOptions(), &scratch, &want));
+          }
+          const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+          const uint64_t got = LoadElement(out, bits, i);
+          if (got != (want & mask)) {
+            ++failures;
+            ADD_FAILURE() << DataTypeName(t) << " width " << width << " offset " << offset
+                          << " element " << i << " \"" << texts[offset + i] << "\" present "
+                          << present[offset + i] << ": got " << test::Hex(got) << ", reference "
+                          << test::Hex(want & mask);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ArrowStrings, NullsWriteTheZeroCodeOfEveryTarget) {
   const ArrowColumn c = MakeColumn({"3", "", "1"}, {true, false, true});
   ArrowStrings a;
