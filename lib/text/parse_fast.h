@@ -147,34 +147,29 @@ TENSORCAST_TEXT_WINDOW_TARGET inline void ScanWindowDigits(const char* p, size_t
       _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
   const uint64_t minus = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
   const uint64_t sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) | minus;
-  // The parts: the first 'e' (e_bit, 0 without one) splits mantissa and exponent.
-  const uint64_t e_bit = e & (0 - e);
-  const uint64_t dot_bit = dot & (0 - dot);
-  const uint64_t esign_bit = sign & (e_bit << 1);
-  const uint64_t mant = e_bit != 0 ? e_bit - 1 : uint64_t{valid};
-  const uint64_t mdig = digit & mant;
-  const uint64_t edig = digit & ~mant;
   // Every condition is an integer that is non-zero when it fails, combined with | so that
-  // the compiler makes no branch of them. The bytes other than digits are exactly a
-  // leading sign, one '.', one 'e' and a sign after it; the '.' is before the 'e'; the
-  // mantissa has a digit, and so has the exponent when there is one (its last byte).
+  // the compiler makes no branch of them. Every byte is a digit, '.', 'e' or a sign; at
+  // most one '.' and one 'e'; signs only first and right after the 'e'; the '.' before
+  // the 'e'.
+  uint64_t bad = ((len - 1) >> 5) | ((digit | dot | e | sign) ^ valid) | (dot & (dot - 1)) |
+                 (e & (e - 1)) | (sign & ~((e << 1) | 1)) | (dot & (0 - e));
+  // With one 'e' at most, e - 1 is the mantissa (every byte without one). The mantissa
+  // has 1 to 24 digits; the exponent, when there is one, 1 to 8.
+  const uint64_t mdig = digit & (e - 1);
+  const uint64_t edig = digit ^ mdig;
   const int nd = static_cast<int>(_mm_popcnt_u64(mdig));
   const int ec = static_cast<int>(_mm_popcnt_u64(edig));
-  const uint64_t bad = ((len - 1) >> 5) |
-                       ((valid & ~digit) ^ ((sign & 1) | dot_bit | e_bit | esign_bit)) |
-                       (dot_bit & ~mant) | static_cast<uint64_t>(mdig == 0) |
-                       (static_cast<uint64_t>(e_bit != 0) & ~(digit >> ((n - 1) & 63))) |
-                       static_cast<uint64_t>(nd > 24) | static_cast<uint64_t>(ec > 8);
+  bad |= static_cast<uint64_t>(static_cast<unsigned>(nd - 1) > 23) |
+         static_cast<uint64_t>(static_cast<unsigned>(ec + (e == 0 ? 1 : 0) - 1) > 7);
   // Gathered to the low bytes (compress), then spread to their places (expand).
   const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), d);
-  const auto place =
-      static_cast<__mmask32>(((uint64_t{1} << 24) - (uint64_t{1} << ((24 - nd) & 63))) |
-                             ((uint64_t{0xFFFFFFFF} << ((32 - ec) & 63)) & 0xFFFFFFFF));
+  const __mmask32 place = (0xFFFFFFu ^ _bzhi_u32(0xFFFFFFu, static_cast<unsigned>(24 - nd))) |
+                          ~_bzhi_u32(~0u, static_cast<unsigned>(32 - ec));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->digits),
                       _mm256_maskz_expand_epi8(place, packed));
-  out->fraction = static_cast<int32_t>(_mm_popcnt_u64(mdig & (0 - (dot_bit << 1))));
+  out->fraction = static_cast<int32_t>(_mm_popcnt_u64(mdig & (0 - (dot << 1))));
   out->neg = static_cast<uint8_t>(minus & 1);
-  out->eneg = static_cast<uint8_t>((minus & esign_bit) != 0);
+  out->eneg = static_cast<uint8_t>((minus & (e << 1)) != 0);
   out->ok = static_cast<uint8_t>(bad == 0);
 }
 
