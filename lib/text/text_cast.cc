@@ -69,6 +69,7 @@ Status NullError(size_t i, DataType type) {
 // Text(i) is element i's bytes whether or not it is null (a null's are readable, maybe
 // empty), and Present(i, m) has bit j set when element i + j is not null (m <= 64).
 struct StdStrings {
+  static constexpr bool kPrefetch = true;  // see WindowFill
   const std::string* p;
   bool operator()(size_t i, std::string_view* t) const {
     *t = Text(i);
@@ -79,6 +80,7 @@ struct StdStrings {
 };
 
 struct Views {
+  static constexpr bool kPrefetch = true;
   const TextView* p;
   bool operator()(size_t i, std::string_view* t) const {
     *t = Text(i);
@@ -90,6 +92,7 @@ struct Views {
 
 template <typename Offset>
 struct Arrow {
+  static constexpr bool kPrefetch = false;
   const Offset* offsets;  // from the first element on
   const char* data;
   const uint8_t* validity;
@@ -124,6 +127,10 @@ struct Arrow {
 // 8, 16 and 32 measured alike; 64, and one call per 16 texts, slower).
 constexpr size_t kFillBlock = 256;
 constexpr size_t kScanBlock = 16;
+// Texts that are not one buffer's (std::string, tc_string_view) are read with masked loads,
+// which the CPU does not start early: the text kPrefetchAhead places on is prefetched (Zen
+// 5, 1M texts of one buffer through views: 18 -> 15 ns per text; 8, 16, 32 alike).
+constexpr size_t kPrefetchAhead = 16;
 
 // Code j of an array of Out at `out` (any alignment).
 template <class Out>
@@ -228,6 +235,9 @@ struct WindowFill {
       const size_t m = std::min(kScanBlock, n - k);
       for (size_t j = 0; j < m; ++j) {
         const std::string_view t = texts.Text(b + k + j);
+        if (Get::kPrefetch) {
+          __builtin_prefetch(texts.Text(std::min(b + k + j + kPrefetchAhead, b + n - 1)).data());
+        }
         ScanWindowDigits(t.data(), t.size(), limit, &ws[j]);
       }
       uint64_t decided_bits = texts.Present(b + k, m);
