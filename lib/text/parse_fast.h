@@ -20,8 +20,10 @@
 // X lies in (H * 2^128 - 2^67, (H + 1) * 2^128): the rounding of X is that of H unless H's
 // bits below the significand are exactly those of a boundary, which X may lie just below:
 // a midpoint between two results (round to nearest even) or a representable value (round
-// to odd, whose result changes there). Those cases, results outside the normal range and
-// in the top binade, are left to the exact path; they are rare (one text in a few
+// to odd, whose result changes there). For FLOAT and the narrower formats the product
+// W * g_lo is left out too, which puts X up to 9 units of H's last bit above H: their
+// undecided window is then 8 units either side of a boundary. Those cases, results outside the
+// normal range and in the top binade, are left to the exact path; they are rare (one text in a few
 // thousand, and for round to odd the values exactly representable in float32).
 #ifndef TENSORCAST_LIB_TEXT_PARSE_FAST_H_
 #define TENSORCAST_LIB_TEXT_PARSE_FAST_H_
@@ -74,8 +76,11 @@ inline bool DecimalToIeee(const Scanned& s, const PowerOf10* powers, uint64_t* o
   const uint64_t wn = w << lz;
   const auto g_lo = static_cast<uint64_t>(p.g);
   const auto g_hi = static_cast<uint64_t>(p.g >> 64);
-  const u128 high =
-      static_cast<u128>(wn) * g_hi + ((static_cast<u128>(wn) * g_lo) >> 64);  // P' / 2^64
+  // FLOAT and narrower (kShort): without W * g_lo (below 2^128), which puts X less than 9
+  // units of hi_n's last bit above hi_n; the undecided windows below cover 8 either side.
+  constexpr bool kShort = kMant <= 23;
+  const u128 high = static_cast<u128>(wn) * g_hi +
+                    (kShort ? 0 : (static_cast<u128>(wn) * g_lo) >> 64);  // P' / 2^64
   // P < 2^190: its top bit is bit 188 or 189, moved to bit 191 (sh = 3 or 2): H = hi_n.
   const auto top = static_cast<uint64_t>(high >> 64);
   const auto mid = static_cast<uint64_t>(high);
@@ -88,10 +93,12 @@ inline bool DecimalToIeee(const Scanned& s, const PowerOf10* powers, uint64_t* o
   uint64_t m = hi_n >> kDrop;  // kMant + 1 bits with the leading one
   uint64_t undecided;
   if constexpr (kRound == Rounding::kNearestEven) {
-    undecided = static_cast<uint64_t>(rest == kHalf);
+    undecided = kShort ? static_cast<uint64_t>(((rest + 8 - kHalf) & kRoundMask) < 16)
+                       : static_cast<uint64_t>(rest == kHalf);
     m += static_cast<uint64_t>(rest > kHalf);  // a carry moves the exponent field by one
   } else {
-    undecided = static_cast<uint64_t>(rest == 0);
+    undecided = kShort ? static_cast<uint64_t>(((rest + 8) & kRoundMask) < 16)
+                       : static_cast<uint64_t>(rest == 0);
     m |= 1;
   }
   // The exponent field before a carry: 1 .. kMaxField - 2, so that a carry stays finite

@@ -518,8 +518,15 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
         return arr
     if src == _STRING:
         offsets, width, data, validity = _arrow_string_buffers(pa, arr)
+        # An Arrow result without nulls is written into a buffer of pyarrow's memory pool and
+        # returned as is: the pool reuses its memory where a fresh numpy array of some MiB
+        # would be mapped (and page-faulted) anew on every call.
+        pool_buffer = None
         if packed:
             res = np.empty(_storage_bytes(dst, n), np.uint8) if out is None else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
+        elif pa_type is not None and valid is None and dst != 9 and n > 0:  # Arrow booleans are bits
+            pool_buffer = pa.allocate_buffer(n * _DTYPE[dst].itemsize)
+            res = np.frombuffer(pool_buffer, _DTYPE[dst], count=n)
         else:
             res = np.empty((n,), _DTYPE[dst]) if out is None else _check_out(out, (n,), _DTYPE[dst])
         work = res if res.flags.c_contiguous else np.empty_like(res)
@@ -539,6 +546,8 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
             _unpack_into(target, dst, work.reshape(-1), threads)
         if work is not res:
             res[...] = work
+        if pool_buffer is not None:
+            return pa.Array.from_buffers(pa_type, n, [None, pool_buffer], null_count=0)
         values = res
     else:
         if src == 9:  # Arrow booleans are bits
