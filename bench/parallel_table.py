@@ -2,7 +2,7 @@
 """Renders parallel_bench JSON output as markdown (bench/results/parallel*.md).
 
     build/bench/parallel_bench --benchmark_out=pb.json --benchmark_out_format=json
-    python3 bench/parallel_table.py pb.json [kernel_bench.json] [--cpu "CPU model"] > OUT.md
+    python3 bench/parallel_table.py pb.json [kernel_bench.json] [--cpu "CPU model"] > bench/results/parallel_zen5.md
 
 Sections: the machine; the hand-off crossover and small calls with a runner; Split and the
 string pairs; then every numeric pair at 64M elements with x_limit1 (one thread against

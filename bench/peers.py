@@ -79,8 +79,8 @@ The per-call overhead table times one call on tiny arrays (--overhead-sizes, def
 and 1024 elements) for a few pairs (--overhead-pairs): every implementation above except
 memcpy, each called as in the main table.
 
-Writes OUT/peers.md (tables, machine, date, versions) and OUT/peers.png (bar chart, log-scale
-ns/element); prints the markdown to stdout.
+Writes peers.md (tables, machine, date, versions) and peers.png (bar chart, log-scale
+ns/element) into the --out directory (default bench/results); prints the markdown to stdout.
 """
 
 import os

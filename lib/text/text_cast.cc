@@ -226,9 +226,6 @@ struct IntConvert {
   }
 };
 
-// Stands in for a null's text: 32 readable bytes, an empty text.
-alignas(32) constexpr char kNoText[32] = {};
-
 // Through the window scan (parse_fast.h): its first half over the block, then the second, with no
 // branch on the texts (the second half's result for a text the first did not take is dropped).
 // Texts that start at or before `plain_limit` are read with plain loads.
@@ -281,6 +278,42 @@ __attribute__((noinline)) bool ParseExact(std::string_view t, DataType type,
   return reference::ParseText(t, type, options, scratch->get(), code);
 }
 
+// How ResolvePending's `decide` settled a text: its code is to be put, it is done
+// otherwise (nothing to put), or it is not a number.
+enum class Resolved { kCode, kDone, kBad };
+
+// The elements of a block [b, b + n) that a fill left pending (pending_words), in index
+// order: a null becomes code 0 (the ERROR policy: a null error), another text goes to
+// decide(j, text, &code); put(j, code) takes each code. Returns the count of elements
+// settled before the first error (n without one), *error set when there is one.
+template <class Get, class Decide, class Put>
+size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, size_t n,
+                      size_t first, DataType type, bool nulls_zero, const Decide& decide,
+                      const Put& put, Status* error) {
+  for (size_t w = 0; w * 64 < n; ++w) {
+    for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
+      const size_t j = w * 64 + static_cast<size_t>(__builtin_ctzll(pending));
+      std::string_view t;
+      uint64_t code = 0;
+      if (!get(b + j, &t)) {
+        if (!nulls_zero) {
+          *error = NullError(first + b + j, type);
+          return j;
+        }
+      } else {
+        const Resolved r = decide(j, t, &code);
+        if (r == Resolved::kBad) {
+          *error = ParseError(first + b + j, t, type);
+          return j;
+        }
+        if (r == Resolved::kDone) continue;
+      }
+      put(j, code);
+    }
+  }
+  return n;
+}
+
 // The unsigned integer type of kBits (8 to 64) bits.
 template <int kBits>
 using UintOf = std::conditional_t<
@@ -302,29 +335,16 @@ Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, Da
   auto* out = reinterpret_cast<unsigned char*>(codes);
   for (size_t b = 0; b < count; b += kFillBlock) {
     const size_t n = std::min(kFillBlock, count - b);
-    Status error;
-    size_t good = n;  // elements [b, b + good) are written
     uint64_t pending_words[kFillBlock / 64];
     fill.template operator()<Out>(b, n, out, pending_words);
-    for (size_t w = 0; w * 64 < n && good == n; ++w) {
-      for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
-        const size_t j = w * 64 + static_cast<size_t>(__builtin_ctzll(pending));
-        std::string_view t;
-        uint64_t code = 0;
-        if (!get(b + j, &t)) {
-          if (!nulls_zero) {
-            good = j;
-            error = NullError(first + b + j, type);
-            break;
-          }
-        } else if (!ParseExact(t, type, options, !Fill::kScans, &scratch, &code)) {
-          good = j;
-          error = ParseError(first + b + j, t, type);
-          break;
-        }
-        PutCode<Out>(out, j, code);
-      }
-    }
+    Status error;
+    const size_t good = ResolvePending(
+        get, pending_words, b, n, first, type, nulls_zero,
+        [&](size_t, std::string_view t, uint64_t* code) {
+          return ParseExact(t, type, options, !Fill::kScans, &scratch, code) ? Resolved::kCode
+                                                                             : Resolved::kBad;
+        },
+        [&](size_t j, uint64_t code) { PutCode<Out>(out, j, code); }, &error);
     if (kBits == 0) {
       for (size_t j = 0; j < good; ++j) StoreCode(dst, bits, b + j, codes[j]);
     } else {
@@ -351,35 +371,24 @@ Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, Da
   std::unique_ptr<reference::Decimal> scratch;
   for (size_t b = 0; b < count; b += kBlock) {
     const size_t n = std::min(kBlock, count - b);
-    size_t patches = 0, good = n;
-    Status error;
     uint64_t pending_words[kBlock / 64];
     fill.template operator()<uint32_t>(b, n, reinterpret_cast<unsigned char*>(f32), pending_words);
-    for (size_t w = 0; w * 64 < n && good == n; ++w) {
-      for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
-        const size_t j = w * 64 + static_cast<size_t>(__builtin_ctzll(pending));
-        std::string_view t;
-        uint64_t code = 0;
-        if (!get(b + j, &t)) {
-          if (!nulls_zero) {
-            good = j;
-            error = NullError(first + b + j, type);
-            break;
-          }
-        } else {
+    size_t patches = 0;
+    Status error;
+    const size_t good = ResolvePending(
+        get, pending_words, b, n, first, type, nulls_zero,
+        [&](size_t j, std::string_view t, uint64_t* code) {
           Scanned s;
-          if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) continue;
-          if (!ParseExact(t, type, options, false, &scratch, &code)) {
-            good = j;
-            error = ParseError(first + b + j, t, type);
-            break;
-          }
-        }
-        f32[j] = 0;
-        patch_index[patches] = static_cast<uint32_t>(j);
-        patch_code[patches++] = code;
-      }
-    }
+          if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;
+          return ParseExact(t, type, options, false, &scratch, code) ? Resolved::kCode
+                                                                     : Resolved::kBad;
+        },
+        [&](size_t j, uint64_t code) {
+          f32[j] = 0;
+          patch_index[patches] = static_cast<uint32_t>(j);
+          patch_code[patches++] = code;
+        },
+        &error);
     if (good > 0) {
       void* out = static_cast<unsigned char*>(dst) + b * static_cast<size_t>(bits) / 8;
       if (!dispatch::CastWithPlan(f32, DataType::kFloat, out, type, good, serial)) {
