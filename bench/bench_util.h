@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #endif
 
 namespace tensorcast_bench {
@@ -41,20 +43,53 @@ inline std::vector<float> NormalSample(size_t count, double scale) {
 // A 64-byte aligned heap buffer, filled (so no page fault happens in a timed loop), as
 // tensors usually are (a large std::vector starts 16 bytes into a page, which puts every
 // vector store of a row across two cache lines).
+// `offset` (< 64) places data() that many bytes past a 64-byte boundary, as numpy's
+// arrays usually are (16 or 32 bytes past one); base() stays 64-byte aligned and has
+// room for size() bytes too.
 class AlignedBuffer {
  public:
-  AlignedBuffer(size_t n, uint8_t fill)
-      : size_(n), data_(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
-    std::memset(data_, fill, n);
+  AlignedBuffer(size_t n, uint8_t fill, size_t offset = 0)
+      : size_(n),
+        base_(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 128))),
+        data_(base_ + offset) {
+    std::memset(base_, fill, (n + 63) / 64 * 64 + 128);
   }
-  ~AlignedBuffer() { std::free(data_); }
+  ~AlignedBuffer() { std::free(base_); }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   uint8_t* data() const { return data_; }
+  uint8_t* base() const { return base_; }
   size_t size() const { return size_; }
 
  private:
   size_t size_;
+  uint8_t* base_;
+  uint8_t* data_;
+};
+
+// A view of a process-wide buffer, one per `slot`, grown (and touched) when a row needs more
+// bytes and otherwise reused as it is: rows of the out-of-cache sizes would spend most of
+// their time faulting in fresh pages (gigabytes per row). The interface of AlignedBuffer;
+// the contents are whatever the last row left (fill: the byte a grown buffer starts with).
+class ReusedBuffer {
+ public:
+  ReusedBuffer(int slot, size_t n, uint8_t fill, size_t offset = 0) : size_(n) {
+    static std::unique_ptr<AlignedBuffer> slots[8];
+    std::unique_ptr<AlignedBuffer>& b = slots[slot];
+    if (b == nullptr || b->size() < n) {
+      b.reset();  // free first: two copies of the largest rows need not fit at once
+      b = std::make_unique<AlignedBuffer>(n, fill);
+    }
+    base_ = b->base();
+    data_ = base_ + offset;
+  }
+  uint8_t* data() const { return data_; }
+  uint8_t* base() const { return base_; }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_;
+  uint8_t* base_;
   uint8_t* data_;
 };
 
@@ -80,16 +115,28 @@ double InterleavedSpeedup(const S& subject, const B& baseline, size_t batch, int
   return best_baseline / best_subject;
 }
 
-// The traffic limit of a conversion of `count` elements of in_bits into out_bits: a
-// kernel with no arithmetic that reads the source bytes with aligned 16-byte loads and
-// writes the destination bytes as whole 64-byte lines with non-temporal stores, the two
-// interleaved in the conversion's proportion (blocks of 512 elements: 64 * in_bits bytes
-// read, 64 * out_bits written, both whole lines). Each block's stores depend on its loads,
-// as a conversion's do. `in` and `out` are 64-byte aligned; count is a multiple of 512.
-// The time of a cast out of cache over this kernel's time is how far the cast is from the
-// speed of the memory system (x_limit, < 1: slower than the limit).
-inline void TrafficLimit(const uint8_t* in, uint8_t* out, size_t count, size_t in_bits,
-                         size_t out_bits) {
+// The traffic limit of a conversion of `count` elements of in_bits into out_bits: the
+// fastest of a few kernels with no arithmetic that read the source bytes with aligned
+// 16-byte loads and write the destination bytes as whole 64-byte lines with non-temporal
+// stores, the two interleaved in the conversion's proportion. The time of a cast out of
+// cache over this limit's time is how far the cast is from the speed of the memory system
+// (x_limit, < 1: slower than the limit). `in` and `out` are 64-byte aligned; count is a
+// multiple of 512 (so both sides are whole lines). The variants (TrafficLimitVariant):
+//   kBlocked    blocks of 512 elements (64 * in_bits bytes read, then 64 * out_bits
+//               written), each block's stores depending on its loads;
+//   kLines      per 64-byte output line, the source lines that feed it (in proportion)
+//               ORed together, the line written with four 16-byte non-temporal stores of
+//               a value that does not depend on the loads (no load-to-store dependence);
+//   kLinesPrefetch  kLines with a software prefetch of the source 1 KiB ahead.
+// No variant is always fastest: the dependent blocks lose about 20% on some Intel Xeons,
+// the prefetch helps there and costs a little elsewhere, so each row takes the best.
+enum class TrafficLimitVariant { kBlocked, kLines, kLinesPrefetch };
+constexpr TrafficLimitVariant kTrafficLimitVariants[] = {TrafficLimitVariant::kBlocked,
+                                                         TrafficLimitVariant::kLines,
+                                                         TrafficLimitVariant::kLinesPrefetch};
+
+inline void TrafficLimitBlocked(const uint8_t* in, uint8_t* out, size_t count, size_t in_bits,
+                                size_t out_bits) {
   const size_t blocks = count / 512, in_step = 64 * in_bits, out_step = 64 * out_bits;
 #if defined(__SSE2__)
   __m128i acc = _mm_setzero_si128();
@@ -111,6 +158,85 @@ inline void TrafficLimit(const uint8_t* in, uint8_t* out, size_t count, size_t i
     for (size_t i = 0; i < out_step; i += 8) std::memcpy(out + b * out_step + i, &acc, 8);
   }
 #endif
+}
+
+// Where the OR of the kLines variants ends up, so that the loads are not optimised away.
+inline volatile uint64_t g_traffic_sink = 0;
+
+template <bool kPrefetch>
+inline void TrafficLimitLines(const uint8_t* in, uint8_t* out, size_t count, size_t in_bits,
+                              size_t out_bits) {
+  const size_t in_lines = count * in_bits / 512, out_lines = count * out_bits / 512;
+  size_t s = 0;  // next source line to read
+#if defined(__SSE2__)
+  __m128i acc = _mm_setzero_si128();
+  const __m128i fill = _mm_set1_epi32(0x5A5A5A5A);
+  for (size_t k = 0; k < out_lines; ++k) {
+    const size_t e = (k + 1) * in_lines / out_lines;  // source lines [s, e) feed line k
+    for (; s < e; ++s) {
+      const auto* p = reinterpret_cast<const __m128i*>(in + 64 * s);
+      if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(in + 64 * s + 1024), _MM_HINT_T0);
+      acc = _mm_or_si128(acc,
+                         _mm_or_si128(_mm_or_si128(_mm_load_si128(p), _mm_load_si128(p + 1)),
+                                      _mm_or_si128(_mm_load_si128(p + 2), _mm_load_si128(p + 3))));
+    }
+    auto* d = reinterpret_cast<__m128i*>(out + 64 * k);
+    _mm_stream_si128(d, fill);
+    _mm_stream_si128(d + 1, fill);
+    _mm_stream_si128(d + 2, fill);
+    _mm_stream_si128(d + 3, fill);
+  }
+  _mm_sfence();
+  g_traffic_sink = static_cast<uint64_t>(_mm_cvtsi128_si64(acc));
+#else
+  uint64_t acc = 0;
+  for (size_t k = 0; k < out_lines; ++k) {
+    const size_t e = (k + 1) * in_lines / out_lines;
+    for (; s < e; ++s) {
+      for (size_t i = 0; i < 64; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, in + 64 * s + i, 8);
+        acc |= v;
+      }
+    }
+    std::memset(out + 64 * k, 0x5A, 64);
+  }
+  g_traffic_sink = acc;
+#endif
+}
+
+inline void TrafficLimit(TrafficLimitVariant variant, const uint8_t* in, uint8_t* out, size_t count,
+                         size_t in_bits, size_t out_bits) {
+  switch (variant) {
+    case TrafficLimitVariant::kBlocked:
+      return TrafficLimitBlocked(in, out, count, in_bits, out_bits);
+    case TrafficLimitVariant::kLines:
+      return TrafficLimitLines<false>(in, out, count, in_bits, out_bits);
+    case TrafficLimitVariant::kLinesPrefetch:
+      return TrafficLimitLines<true>(in, out, count, in_bits, out_bits);
+  }
+}
+
+// How much faster `subject` runs than the fastest of the traffic-limit variants
+// (limit(variant) runs one of them on the subject's bytes): t_limit / t_subject, each the
+// best of `reps` interleaved batches of `batch` calls, as InterleavedSpeedup.
+template <typename S, typename L>
+double InterleavedLimitSpeedup(const S& subject, const L& limit, size_t batch, int reps = 5) {
+  double best_subject = 1e30, best_limit = 1e30;
+  for (int rep = 0; rep < reps; ++rep) {
+    best_subject = std::min(best_subject, BatchSeconds(subject, batch));
+    for (TrafficLimitVariant v : kTrafficLimitVariants) {
+      best_limit = std::min(best_limit, BatchSeconds([&] { limit(v); }, batch));
+    }
+  }
+  return best_limit / best_subject;
+}
+
+// The source + destination bytes of the out-of-cache rows: at least 1 GiB and at least
+// four times the last-level cache (sysfs; a VM may report its host's cache, hundreds of
+// MiB, which the rows must still exceed).
+inline size_t OutOfCacheTrafficBytes(size_t llc_bytes) {
+  return std::max<size_t>(size_t{1} << 30, 4 * llc_bytes);
 }
 
 // Calls per batch for a call that moves `bytes` bytes: about 16 MiB per batch (a few

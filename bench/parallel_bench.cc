@@ -1,12 +1,15 @@
 // Cast and Split on a ThreadPool of N threads (--threads=N, default: the CPUs this
 // process may use) against one thread, in the same run:
 //
-//   Parallel/SRC->DST/64M   every numeric pair at 64M elements (--elements=E), through
+//   Parallel/SRC->DST/ooc   every numeric pair out of cache: source + destination of at
+//                           least 1 GiB and four times the last-level cache (bench_util.h
+//                           OutOfCacheTrafficBytes; /NM with --elements=N Mi), through
 //                           the public Cast with the pool as runner. Counters:
 //                           x_1thread  one-thread time / N-thread time (the speed-up);
 //                           x_limitN   N-thread traffic limit time / N-thread time, the
-//                                      limit being bench_util.h TrafficLimit run on N
-//                                      contiguous parts at once through the same pool;
+//                                      limit being bench_util.h TrafficLimit (the fastest
+//                                      variant) run on N contiguous parts at once through
+//                                      the same pool;
 //                           x_limit1   one-thread traffic limit time / one-thread time
 //                                      (the one-thread x_limit at this element count);
 //                           target_met 1 when x_1thread >= 0.9 N or x_limitN >= 0.9.
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "lib/cache_info.h"
 #include "tensorcast/tensorcast.h"
 
 namespace {
@@ -47,7 +51,7 @@ using tensorcast_bench::AlignedBuffer;
 using tensorcast_bench::InterleavedSpeedup;
 
 size_t g_threads = 0;
-size_t g_elements = size_t{64} << 20;
+size_t g_elements = 0;  // 0: the out-of-cache count of each pair (ElementsOf)
 size_t g_string_elements = size_t{4} << 20;
 int g_reps = 3;
 
@@ -91,21 +95,30 @@ size_t Bits(DataType t) { return static_cast<size_t>(tensorcast::BitWidth(t)); }
 
 // TrafficLimit of `count` elements on n contiguous parts at once (part sizes multiples
 // of 512 elements, so every part starts on a line of both buffers).
-void LimitOnPool(const uint8_t* in, uint8_t* out, size_t count, size_t in_bits, size_t out_bits,
-                 size_t n) {
+void LimitOnPool(tensorcast_bench::TrafficLimitVariant v, const uint8_t* in, uint8_t* out,
+                 size_t count, size_t in_bits, size_t out_bits, size_t n) {
   const size_t part = (count / n + 511) / 512 * 512;
   auto task = [&](size_t i) {
     const size_t first = i * part;
     if (first >= count) return;
     const size_t c = std::min(part, count - first);
-    tensorcast_bench::TrafficLimit(in + first * in_bits / 8, out + first * out_bits / 8, c, in_bits,
-                                   out_bits);
+    tensorcast_bench::TrafficLimit(v, in + first * in_bits / 8, out + first * out_bits / 8, c,
+                                   in_bits, out_bits);
   };
   OnPool(n, task);
 }
 
+// Elements of the Parallel rows of a pair: --elements, else OutOfCacheTrafficBytes of
+// source + destination, a multiple of 512.
+size_t ElementsOf(DataType src, DataType dst) {
+  if (g_elements != 0) return g_elements;
+  const size_t traffic = tensorcast_bench::OutOfCacheTrafficBytes(
+      tensorcast::cache_info::SystemCacheSizes().llc_bytes);
+  return traffic * 8 / (Bits(src) + Bits(dst)) / 512 * 512;
+}
+
 void BM_Parallel(benchmark::State& state, DataType src, DataType dst) {
-  const size_t count = g_elements;
+  const size_t count = ElementsOf(src, dst);
   AlignedBuffer in(tensorcast::StorageBytes(src, count), 0);
   FillSource(src, in.data(), in.size());
   AlignedBuffer out(tensorcast::StorageBytes(dst, count), 0);
@@ -122,22 +135,23 @@ void BM_Parallel(benchmark::State& state, DataType src, DataType dst) {
     benchmark::ClobberMemory();
   };
   const size_t n = Pool().num_threads();
-  const auto limit_n = [&] {
-    LimitOnPool(in.data(), out.data(), count, Bits(src), Bits(dst), n);
+  const auto limit_n = [&](tensorcast_bench::TrafficLimitVariant v) {
+    LimitOnPool(v, in.data(), out.data(), count, Bits(src), Bits(dst), n);
     benchmark::ClobberMemory();
   };
-  const auto limit_1 = [&] {
-    tensorcast_bench::TrafficLimit(in.data(), out.data(), count, Bits(src), Bits(dst));
+  const auto limit_1 = [&](tensorcast_bench::TrafficLimitVariant v) {
+    tensorcast_bench::TrafficLimit(v, in.data(), out.data(), count, Bits(src), Bits(dst));
     benchmark::ClobberMemory();
   };
   for (auto _ : state) cast_n();
   const size_t bytes = in.size() + out.size();
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   const double x1 = InterleavedSpeedup(cast_n, cast_1, 1, g_reps);
-  const double xl = InterleavedSpeedup(cast_n, limit_n, 1, g_reps);
+  const double xl = tensorcast_bench::InterleavedLimitSpeedup(cast_n, limit_n, 1, g_reps);
   state.counters["x_1thread"] = x1;
   state.counters["x_limitN"] = xl;
-  state.counters["x_limit1"] = InterleavedSpeedup(cast_1, limit_1, 1, g_reps);
+  state.counters["x_limit1"] =
+      tensorcast_bench::InterleavedLimitSpeedup(cast_1, limit_1, 1, g_reps);
   state.counters["target_met"] = x1 >= 0.9 * static_cast<double>(n) || xl >= 0.9;
   if (!ok) state.SkipWithError("Cast failed");
   state.SetLabel(std::to_string(n) + " threads " + tensorcast::ActiveTargetName());
@@ -314,9 +328,10 @@ void RegisterAll() {
   for (DataType s : types) {
     for (DataType d : types) {
       if (s == d) continue;
-      const std::string name = std::string("Parallel/") + tensorcast::DataTypeName(s) + "->" +
-                               tensorcast::DataTypeName(d) + "/" +
-                               std::to_string(g_elements >> 20) + "M";
+      const std::string name =
+          std::string("Parallel/") + tensorcast::DataTypeName(s) + "->" +
+          tensorcast::DataTypeName(d) + "/" +
+          (g_elements == 0 ? std::string("ooc") : std::to_string(g_elements >> 20) + "M");
       benchmark::RegisterBenchmark(name.c_str(), BM_Parallel, s, d)
           ->MinTime(min_time)
           ->UseRealTime();
@@ -335,8 +350,8 @@ bool TakeFlag(const std::string& arg, const char* name, size_t* value) {
 
 int main(int argc, char** argv) {
   // --threads=N (default: tensorcast::DefaultThreadCount()), --elements=E (numeric rows,
-  // a multiple of 512; default 64Mi), --string_elements=E (default 4Mi), --reps=R (batches
-  // per side of each ratio, default 3).
+  // a multiple of 512; default: the out-of-cache count of each pair), --string_elements=E (default
+  // 4Mi), --reps=R (batches per side of each ratio, default 3).
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

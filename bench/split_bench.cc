@@ -9,7 +9,9 @@
 //   Split/FLOAT[S,S]/axis1/4   along the last axis (S rows x 4 blocks of S/4 floats)
 //     S = 16, 32, 64 (1, 4, 16 KiB: the time of a small call), 128 (64 KiB), 256 (256 KiB:
 //         source + outputs fit a 1 MiB L2), 512 (1 MiB: L3), 4096 (64 MiB) and 8192
-//         (256 MiB): out of cache
+//         (256 MiB), and the out-of-cache side: source + outputs at least 1 GiB and four
+//         times the last-level cache (bench_util.h OutOfCacheTrafficBytes; 11648 for
+//         1 GiB)
 //   Split/FLOAT[N,8]/axis1/4   small blocks: N rows x 4 blocks of 2 floats (8 bytes)
 //   Split/INT4[R,C]/axis1/...  packed 4-bit, sizes that put the boundaries mid-byte
 //   memcpy/<bytes>             memcpy of the source size of the rows above
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "lib/cache_info.h"
 
 namespace {
 
@@ -97,12 +100,13 @@ void BM_Split(benchmark::State& state, DataType type, std::vector<int64_t> shape
   // x_limit: the same against the traffic limit of a copy of the source (bench_util.h
   // TrafficLimit: aligned loads, whole-line non-temporal stores), out of cache only.
   if (src_bytes >= (size_t{1} << 20) && src_bytes % 512 == 0) {
-    const auto limit_once = [&] {
-      tensorcast_bench::TrafficLimit(src.data(), copy_dst.data(), src_bytes, 8, 8);
+    const auto limit_once = [&](tensorcast_bench::TrafficLimitVariant v) {
+      tensorcast_bench::TrafficLimit(v, src.data(), copy_dst.data(), src_bytes, 8, 8);
       benchmark::DoNotOptimize(copy_dst.data());
       benchmark::ClobberMemory();
     };
-    state.counters["x_limit"] = tensorcast_bench::InterleavedSpeedup(split_once, limit_once, batch);
+    state.counters["x_limit"] =
+        tensorcast_bench::InterleavedLimitSpeedup(split_once, limit_once, batch);
   }
   const int bits = tensorcast::BitWidth(type);
   if (bits % 8 == 0) {  // whole-byte elements: blocks are byte ranges
@@ -137,9 +141,20 @@ void BM_Memcpy(benchmark::State& state, size_t bytes) {
                           static_cast<int64_t>(2 * bytes));
 }
 
+// The side S of the out-of-cache [S, S] float rows: source + outputs of at least
+// OutOfCacheTrafficBytes (1 GiB and four times the last-level cache), S a multiple of 64.
+int64_t OutOfCacheSide() {
+  const size_t traffic = tensorcast_bench::OutOfCacheTrafficBytes(
+      tensorcast::cache_info::SystemCacheSizes().llc_bytes);
+  int64_t s = 64;
+  while (static_cast<size_t>(s * s) * 8 < traffic) s += 64;
+  return s;
+}
+
 const bool kRegistered = [] {
   std::vector<size_t> memcpy_sizes;
-  for (int64_t n : {16, 32, 64, 128, 256, 512, 4096, 8192}) {
+  for (int64_t n : {int64_t{16}, int64_t{32}, int64_t{64}, int64_t{128}, int64_t{256}, int64_t{512},
+                    int64_t{4096}, int64_t{8192}, OutOfCacheSide()}) {
     const std::string shape = "FLOAT[" + std::to_string(n) + "," + std::to_string(n) + "]";
     const std::vector<int64_t> quarters(4, n / 4);
     for (int64_t axis : {0, 1}) {

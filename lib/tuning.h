@@ -2,6 +2,14 @@
 // justify each value, per CPU, are in bench/results/tuning.md; docs/performance.md
 // explains how they were measured.
 //
+// Two values are read from the machine at run time, once per process:
+//   - the streaming thresholds scale with the last-level cache's share per core (sysfs,
+//     lib/cache_info.h), capped at the values measured on the team's machines
+//     (StreamBytes);
+//   - the software prefetch distance can be overridden by the environment variable
+//     TENSORCAST_PREFETCH_BYTES (PrefetchBytes), so that it can be tuned on a CPU the team
+//     has not measured without rebuilding.
+//
 // One test hook, SetStreamBytesForTest, lowers every "stream from N bytes on" threshold
 // at once so that tests reach the non-temporal paths with small buffers. Other thresholds
 // choose between exact routes and are reached by tests through their element counts.
@@ -10,6 +18,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+
+#include "lib/cache_info.h"
 
 namespace tensorcast {
 namespace tuning {
@@ -26,13 +37,31 @@ constexpr size_t kHubBlockElements = 1024;
 // --- Cast: non-temporal stores ---------------------------------------------------------
 // Outputs of at least these many bytes are written with non-temporal stores: like memcpy
 // at that size, the loop then does not read every output line before writing it. Smaller
-// outputs stay cached for whoever reads them next.
+// outputs stay cached for whoever reads them next. The values were measured on machines
+// whose last-level cache has kStreamReferenceShareBytes per core; StreamBytes scales them
+// with the share of the machine it runs on (a smaller cache streams earlier) and never
+// above these values (a VM may report its host's whole cache, hundreds of MiB).
 constexpr size_t kCastLoopStreamBytes = size_t{4} << 20;  // element-wise kernels
 constexpr size_t kSubbyteStreamBytes = size_t{8} << 20;   // sub-byte decoders/encoders
 constexpr size_t kTableStreamBytes = size_t{4} << 20;     // table lookup
 constexpr size_t kHubStreamBytes = size_t{4} << 20;       // two-step route, sub-byte copy
-// How far ahead of the current chunk the compute-heavy sub-byte encoders prefetch.
-constexpr size_t kSubbytePrefetchBytes = 2048;
+// The per-core last-level cache share of the machines the values above were measured on
+// (Zen 3 and Zen 5 VMs: 32 MiB shared by 2 vCPUs), and the lowest scaled threshold.
+constexpr size_t kStreamReferenceShareBytes = size_t{16} << 20;
+constexpr size_t kStreamMinBytes = size_t{256} << 10;
+
+// --- Software prefetch -------------------------------------------------------------------
+// Streaming loops (element-wise, byte-packing, sub-byte, table, two-step and Split
+// copies) prefetch their source this many bytes ahead of the current load once the
+// source is at least kPrefetchMinBytes (smaller sources are in cache already). The
+// distance covers memory latency x one core's bandwidth: about 100-130 ns x 10-20 GB/s,
+// 1-2.6 KB on the AMD EPYC and Intel Xeon machines measured (bench/results/tuning.md).
+// TENSORCAST_PREFETCH_BYTES overrides it at run time (PrefetchBytes).
+constexpr size_t kPrefetchBytes = 2048;
+constexpr size_t kPrefetchMinBytes = size_t{64} << 10;
+// The largest distance TENSORCAST_PREFETCH_BYTES may set (beyond it a prefetched line
+// would be evicted from L1 before it is read).
+constexpr size_t kMaxPrefetchBytes = size_t{64} << 10;
 
 // --- Split -------------------------------------------------------------------------------
 // Splits whose source has at least this many bytes use non-temporal stores.
@@ -68,18 +97,68 @@ constexpr size_t kParallelMinCount = kParallelStringMinElements < kParallelMinBy
                                          ? kParallelStringMinElements
                                          : kParallelMinBytes / 16;
 
-// --- The test hook -----------------------------------------------------------------------
+// --- Run-time values ---------------------------------------------------------------------
+
+// The streaming threshold of a path whose measured value is `cap_bytes` on a machine whose
+// last-level cache has `llc_per_core_bytes` per core (0: unknown):
+// cap * share / kStreamReferenceShareBytes, at least kStreamMinBytes and at most the cap.
+constexpr size_t ScaledStreamBytes(size_t cap_bytes, size_t llc_per_core_bytes) {
+  if (llc_per_core_bytes == 0 || llc_per_core_bytes >= kStreamReferenceShareBytes) {
+    return cap_bytes;
+  }
+  const size_t scaled = static_cast<size_t>(static_cast<uint64_t>(cap_bytes) * llc_per_core_bytes /
+                                            kStreamReferenceShareBytes);
+  return scaled < kStreamMinBytes ? (cap_bytes < kStreamMinBytes ? cap_bytes : kStreamMinBytes)
+                                  : scaled;
+}
+
 namespace detail {
 inline std::atomic<size_t>& StreamBytesOverride() {
   static std::atomic<size_t> bytes{0};
   return bytes;
 }
+// This machine's last-level cache bytes per core (0: unknown), read once.
+inline size_t LlcPerCoreBytes() {
+  static const size_t bytes = cache_info::LlcPerCoreBytes(cache_info::SystemCacheSizes());
+  return bytes;
+}
 }  // namespace detail
 
-// The streaming threshold in force for a path whose default is `default_bytes`.
-inline size_t StreamBytes(size_t default_bytes) {
+// The streaming threshold in force for a path whose measured value is `cap_bytes`.
+inline size_t StreamBytes(size_t cap_bytes) {
   const size_t o = detail::StreamBytesOverride().load(std::memory_order_relaxed);
-  return o != 0 ? o : default_bytes;
+  return o != 0 ? o : ScaledStreamBytes(cap_bytes, detail::LlcPerCoreBytes());
+}
+
+// Where the prefetch distance in force comes from.
+enum class PrefetchSource {
+  kDefault,      // kPrefetchBytes; TENSORCAST_PREFETCH_BYTES is not set
+  kEnvironment,  // TENSORCAST_PREFETCH_BYTES
+  kMalformed,    // TENSORCAST_PREFETCH_BYTES is set but not a decimal number of bytes from 0
+                 // to kMaxPrefetchBytes: ignored, kPrefetchBytes in force
+};
+
+struct PrefetchSetting {
+  size_t bytes;  // 0: no software prefetch
+  PrefetchSource source;
+};
+
+// The setting that the value of TENSORCAST_PREFETCH_BYTES (nullptr: unset) gives: 1-5
+// decimal digits with a value of at most kMaxPrefetchBytes (0 turns prefetching off);
+// anything else, an empty value included, is malformed.
+PrefetchSetting ParsePrefetchBytes(const char* value);
+
+// The setting in force: TENSORCAST_PREFETCH_BYTES as read on the first call (later changes
+// of the environment have no effect).
+const PrefetchSetting& PrefetchSettingInForce();
+
+// The prefetch distance in force, in bytes (0: off).
+inline size_t PrefetchBytes() { return PrefetchSettingInForce().bytes; }
+
+// The prefetch distance for a loop over `source_bytes` bytes: PrefetchBytes() from
+// kPrefetchMinBytes on, 0 (no prefetch) below.
+inline size_t PrefetchBytesFor(size_t source_bytes) {
+  return source_bytes >= kPrefetchMinBytes ? PrefetchBytes() : 0;
 }
 
 // Tests only: every streaming threshold becomes `bytes` (0 restores the defaults).

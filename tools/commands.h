@@ -58,6 +58,10 @@ int RunReport(const std::vector<std::string>& args);
 // `tensorcast routes [--target NAME]`
 int RunRoutes(const std::vector<std::string>& args);
 
+// One line on the run-time tuning in force (DescribeTuning): the prefetch distance and
+// where it comes from, the streaming thresholds and the last-level cache they follow.
+std::string TuningLine();
+
 }  // namespace cli
 }  // namespace tensorcast
 

@@ -440,6 +440,7 @@ int RunReport(const std::vector<std::string>& args) {
   std::printf("machine: %s; Highway target: %s; tensorcast %d.%d.%d\n", CpuModel().c_str(),
               ActiveTargetName(), TENSORCAST_VERSION_MAJOR, TENSORCAST_VERSION_MINOR,
               TENSORCAST_VERSION_PATCH);
+  std::printf("%s\n", TuningLine().c_str());
   std::printf("input: %zu float32 values (%.1f MiB), %s\n\n", n,
               static_cast<double>(n * sizeof(float)) / (1 << 20), input.c_str());
   std::fflush(stdout);

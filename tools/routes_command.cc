@@ -1,6 +1,7 @@
-// `tensorcast routes [--target NAME]`: the route plan, one line per ordered pair of the
-// castable types: SRC DST ROUTE DETAIL, then the number of pairs per route.
-// Uses only the public tensorcast API (DescribeRoute, CompiledTargetNames).
+// `tensorcast routes [--target NAME]`: the run-time tuning in force, then the route plan,
+// one line per ordered pair of the castable types: SRC DST ROUTE DETAIL, then the number
+// of pairs per route. Uses only the public tensorcast API (DescribeTuning, DescribeRoute,
+// CompiledTargetNames).
 #include <cstdio>
 #include <map>
 #include <string>
@@ -12,6 +13,32 @@
 
 namespace tensorcast {
 namespace cli {
+
+namespace {
+
+std::string Bytes(size_t b) {
+  if (b >= (size_t{1} << 20) && b % (size_t{1} << 20) == 0) return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " bytes";
+}
+
+}  // namespace
+
+std::string TuningLine() {
+  TuningInfo t;
+  if (!DescribeTuning(&t).ok()) return "tuning: unknown (out of memory)";
+  std::string line = "prefetch: ";
+  line += t.prefetch_bytes == 0 ? "off" : std::to_string(t.prefetch_bytes) + " bytes";
+  line += " (" + t.prefetch_source + "); non-temporal stores from: cast " +
+          Bytes(t.cast_stream_bytes) + ", sub-byte " + Bytes(t.subbyte_stream_bytes) + ", table " +
+          Bytes(t.table_stream_bytes) + ", two-step " + Bytes(t.hub_stream_bytes) + ", Split " +
+          Bytes(t.split_stream_bytes) + " (last-level cache ";
+  line += t.llc_bytes == 0
+              ? std::string("unknown")
+              : Bytes(t.llc_bytes) + " shared by " + std::to_string(t.llc_shared_cpus) + " CPU" +
+                    (t.llc_shared_cpus == 1 ? "" : "s");
+  return line + ")";
+}
 
 int RunRoutes(const std::vector<std::string>& args) {
   std::string target;
@@ -39,7 +66,7 @@ int RunRoutes(const std::vector<std::string>& args) {
   std::printf("# target %s (compiled and supported here:",
               target.empty() ? ActiveTargetName() : target.c_str());
   for (const std::string& t : targets) std::printf(" %s", t.c_str());
-  std::printf(")\n# SRC DST ROUTE DETAIL\n");
+  std::printf(")\n# %s\n# SRC DST ROUTE DETAIL\n", TuningLine().c_str());
   std::map<std::string, int> counts;
   for (int from = 1; from <= kMaxDataTypeCode; ++from) {
     const auto src = static_cast<DataType>(from);

@@ -100,6 +100,31 @@ struct RouteInfo {
 // compiled in or not supported by this CPU.
 Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteInfo* out);
 
+// The run-time tuning in force in this process, read from the machine once
+// (docs/performance.md, "Tuning on a new CPU").
+struct TuningInfo {
+  // The software prefetch distance of the streaming loops in bytes (0: off), and where it
+  // comes from: "default", "TENSORCAST_PREFETCH_BYTES", or "default; TENSORCAST_PREFETCH_BYTES
+  // '<value>' ignored: ..." when the variable is malformed.
+  size_t prefetch_bytes = 0;
+  std::string prefetch_source;
+  // Outputs of at least these many bytes are written with non-temporal stores (Split: its
+  // source): the values measured on the team's machines, scaled down on a machine whose
+  // last-level cache has less per core.
+  size_t cast_stream_bytes = 0;     // element-wise kernels
+  size_t subbyte_stream_bytes = 0;  // sub-byte encoders and decoders
+  size_t table_stream_bytes = 0;    // table lookup
+  size_t hub_stream_bytes = 0;      // two-step route
+  size_t split_stream_bytes = 0;    // Split
+  // The last-level cache as the OS reports it (sysfs), and the CPUs that share it (0:
+  // unknown).
+  size_t llc_bytes = 0;
+  unsigned llc_shared_cpus = 0;
+};
+
+// Fills *out. Errors: out of memory.
+Status DescribeTuning(TuningInfo* out);
+
 }  // namespace tensorcast
 
 #endif  // TENSORCAST_CAST_H_
