@@ -51,14 +51,13 @@ constexpr size_t kStreamReferenceShareBytes = size_t{16} << 20;
 constexpr size_t kStreamMinBytes = size_t{256} << 10;
 
 // --- Software prefetch -------------------------------------------------------------------
-// Streaming loops (element-wise, byte-packing, sub-byte, table, two-step and Split
-// copies) prefetch their source this many bytes ahead of the current load once the
-// source is at least kPrefetchMinBytes (smaller sources are in cache already). The
-// distance covers memory latency x one core's bandwidth: about 100-130 ns x 10-20 GB/s,
-// 1-2.6 KB on the AMD EPYC and Intel Xeon machines measured (bench/results/tuning.md).
-// TENSORCAST_PREFETCH_BYTES overrides it at run time (PrefetchBytes).
+// The compute-heavy sub-byte encoders (SubbyteLoop<..., kPrefetch = true>) prefetch their
+// source this many bytes ahead of the current chunk: latency x one core's bandwidth, about
+// 100-130 ns x 10-20 GB/s. TENSORCAST_PREFETCH_BYTES overrides it at run time
+// (PrefetchBytes). Prefetching in every streaming loop was measured and not adopted: it
+// raised the float8 and INT8 encoders out of cache but slowed cheap loops in cache
+// (bench/results/memory_speed_zen3.md).
 constexpr size_t kPrefetchBytes = 2048;
-constexpr size_t kPrefetchMinBytes = size_t{64} << 10;
 // The largest distance TENSORCAST_PREFETCH_BYTES may set (beyond it a prefetched line
 // would be evicted from L1 before it is read).
 constexpr size_t kMaxPrefetchBytes = size_t{64} << 10;
@@ -154,12 +153,6 @@ const PrefetchSetting& PrefetchSettingInForce();
 
 // The prefetch distance in force, in bytes (0: off).
 inline size_t PrefetchBytes() { return PrefetchSettingInForce().bytes; }
-
-// The prefetch distance for a loop over `source_bytes` bytes: PrefetchBytes() from
-// kPrefetchMinBytes on, 0 (no prefetch) below.
-inline size_t PrefetchBytesFor(size_t source_bytes) {
-  return source_bytes >= kPrefetchMinBytes ? PrefetchBytes() : 0;
-}
 
 // Tests only: every streaming threshold becomes `bytes` (0 restores the defaults).
 // Returns the previous override.

@@ -48,11 +48,6 @@ TEST(Tuning, MalformedPrefetchBytesAreIgnored) {
   }
 }
 
-TEST(Tuning, PrefetchOnlyFrom64KiBOfSource) {
-  EXPECT_EQ(tuning::PrefetchBytesFor(64 * kKiB - 1), 0u);
-  EXPECT_EQ(tuning::PrefetchBytesFor(64 * kKiB), tuning::PrefetchBytes());
-}
-
 // The thresholds for a machine whose last-level cache has `per_core` bytes per CPU.
 struct Thresholds {
   size_t cast, subbyte, table, hub, split;

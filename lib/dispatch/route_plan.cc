@@ -113,15 +113,9 @@ void RunHub(const Entry& e, const void* src, DataType src_type, void* dst, DataT
   const size_t dst_bits = static_cast<size_t>(BitWidth(dst_type));
   CastOptions encode_options = options;
   if (e.encode_saturating) encode_options.saturate = true;
-  // The blocks' sources are prefetched tuning::PrefetchBytes() ahead: a block's decoder
-  // and encoder take longer per element than the hardware prefetcher's lead covers.
-  const size_t pf = tuning::PrefetchBytesFor(count * src_bits / 8);
   // Elements i .. i + n - 1 into d.
   const auto step = [&](size_t i, size_t n, void* d) {
-    const uint8_t* s = in + i * src_bits / 8;
-    if (pf != 0) {
-      for (size_t line = 0; line < n * src_bits / 8; line += 64) hwy::Prefetch(s + pf + line);
-    }
+    const void* s = in + i * src_bits / 8;
     const void* mid = s;
     if (e.odd_decode.fn != nullptr) {
       e.odd_decode.fn(s, block, n);

@@ -1,16 +1,7 @@
-// Per-target loop helpers shared by the Cast kernels.
-//
-// CastLoop applies a vector operation to `count` elements with full-vector loads and
-// stores (non-temporal stores for large outputs, see kCastLoopStreamBytes), and handles
-// the tail through a one-vector stack buffer, so no kernel reads or writes past its
-// buffers. Its stores are aligned to the output vector whatever the buffers' alignment:
-// a head of elements up to the first aligned output vector is converted first (as memcpy
-// aligns its stores); a store that straddles two cache lines costs up to twice as much.
-//
-// PrefetchLoop runs the steps of a streaming loop with a software prefetch of the source
-// tuning::PrefetchBytes() ahead (one prefetch per 64-byte source line), so that the
-// loads of the encoders, which spend more time per element than the hardware
-// prefetcher's lead covers, still find their lines in cache.
+// Per-target loop helper shared by the Cast kernels: applies a vector operation to
+// `count` elements with unaligned full-vector loads and stores (non-temporal stores for
+// large outputs, see kCastLoopStreamBytes), and handles the tail through a one-vector
+// stack buffer, so no kernel reads or writes past its buffers.
 
 // Highway per-target include guard (re-included once per target by foreach_target).
 #if defined(TENSORCAST_LIB_KERNELS_CAST_LOOP_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -44,28 +35,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Outputs of at least tuning::kCastLoopStreamBytes are written with non-temporal stores.
 // Narrowing kernels gather their partial output vectors in a stack vector first.
 using tuning::kCastLoopStreamBytes;
-
-// Calls step(i) for i = first, first + n, ... while i + n <= count and returns the first i
-// not done. The source of element i starts at src + i * src_bits / 8; with pf_bytes != 0
-// every source line up to pf_bytes beyond each step's source is prefetched once. step has
-// one call site: a kernel's operation, called from several, would be kept out of line by
-// GCC (a call per vector, measured 2x slower in cache).
-template <class Step>
-HWY_INLINE size_t PrefetchLoop(const void* src, size_t src_bits, size_t pf_bytes, size_t first,
-                               size_t count, size_t n, const Step& step) {
-  const auto* s = static_cast<const uint8_t*>(src);
-  // The next line to prefetch; past every address when prefetching is off.
-  uintptr_t next = pf_bytes == 0 ? UINTPTR_MAX
-                                 : reinterpret_cast<uintptr_t>(s + first * src_bits / 8 + pf_bytes);
-  const uintptr_t ahead = reinterpret_cast<uintptr_t>(s) + pf_bytes;
-  size_t i = first;
-  for (; i + n <= count; i += n) {
-    const uintptr_t want = ahead + (i + n) * src_bits / 8;  // end of this step's prefetch
-    for (; next < want; next += 64) hwy::Prefetch(reinterpret_cast<const uint8_t*>(next));
-    step(i);
-  }
-  return i;
-}
 
 namespace detail {
 
@@ -103,9 +72,7 @@ HWY_INLINE hn::Vec<D> CombineHalves(D d, DIn din, const hn::TFromD<DIn>* HWY_RES
 template <class DIn, class DOut, class Op>
 HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT in,
                          hn::TFromD<DOut>* HWY_RESTRICT out, size_t count, const Op& op) {
-  using TIn = hn::TFromD<DIn>;
   const size_t N = hn::Lanes(din);
-  const size_t pf = tuning::PrefetchBytesFor(count * sizeof(TIn));
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   using TOut = hn::TFromD<DOut>;
@@ -113,16 +80,16 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   // 16 bytes), from the first vector-aligned output element on; the head before it goes
   // through the stack buffers.
   const size_t out_vector_bytes = N * sizeof(TOut);
-  const bool stream = count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
-                      reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0;
-  if (stream && N == hn::Lanes(hn::ScalableTag<TOut>())) {
+  if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
+      N == hn::Lanes(hn::ScalableTag<TOut>()) &&
+      reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
     const size_t misaligned = reinterpret_cast<uintptr_t>(out) % out_vector_bytes;
     const size_t head = misaligned == 0 ? 0 : (out_vector_bytes - misaligned) / sizeof(TOut);
     if (head != 0) detail::CastPartial(din, dout, in, out, head, op);
-    i = PrefetchLoop(in, 8 * sizeof(TIn), pf, head, count, N,
-                     [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-                       hn::Stream(op(hn::LoadU(din, in + k)), dout, out + k);
-                     });
+    i = head;
+    for (; i + N <= count; i += N) {
+      hn::Stream(op(hn::LoadU(din, in + i)), dout, out + i);
+    }
     hwy::FlushStream();
   }
   // Narrowing kernels (the output side is a fraction 1/k of a vector): k results are
@@ -130,7 +97,8 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   // first vector-aligned output element goes through the stack buffers.
   const hn::ScalableTag<TOut> dfull;
   const size_t full = hn::Lanes(dfull);
-  if (stream && N < full && full % N == 0) {
+  if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) && N < full &&
+      full % N == 0 && reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
     const size_t full_bytes = full * sizeof(TOut);
     const size_t misaligned = reinterpret_cast<uintptr_t>(out) % full_bytes;
     const size_t head = misaligned == 0 ? 0 : (full_bytes - misaligned) / sizeof(TOut);
@@ -144,36 +112,23 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     // registers measured slower for DOUBLE -> UINT8 (0.4-0.75x the traffic limit instead
     // of 1.0-1.3x on Zen 5), though faster for INT64 -> INT8.
     if constexpr (detail::kIsHalfOf<DOut, decltype(dfull)>) {
-      i = PrefetchLoop(in, 8 * sizeof(TIn), pf, i, count, full,
-                       [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-                         hn::Stream(detail::CombineHalves(dfull, din, in + k, op), dfull, out + k);
-                       });
+      for (; i + full <= count; i += full) {
+        hn::Stream(detail::CombineHalves(dfull, din, in + i, op), dfull, out + i);
+      }
     }
 #endif
     HWY_ALIGN TOut stage[HWY_MAX_BYTES / sizeof(TOut)];
-    i = PrefetchLoop(in, 8 * sizeof(TIn), pf, i, count, full,
-                     [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-                       for (size_t j = 0; j < full; j += N) {
-                         hn::Store(op(hn::LoadU(din, in + k + j)), dout, stage + j);
-                       }
-                       hn::Stream(hn::Load(dfull, stage), dfull, out + k);
-                     });
+    for (; i + full <= count; i += full) {
+      for (size_t j = 0; j < full; j += N)
+        hn::Store(op(hn::LoadU(din, in + i + j)), dout, stage + j);
+      hn::Stream(hn::Load(dfull, stage), dfull, out + i);
+    }
     hwy::FlushStream();
   }
-  // Not streamed: a head up to the first output vector aligned to its size, when `out` is
-  // aligned to its lanes and at least two vectors follow.
-  const size_t misaligned = reinterpret_cast<uintptr_t>(out) % out_vector_bytes;
-  if (i == 0 && misaligned != 0 && reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
-    const size_t head = (out_vector_bytes - misaligned) / sizeof(TOut);
-    if (head + 2 * N <= count) {
-      detail::CastPartial(din, dout, in, out, head, op);
-      i = head;
-    }
-  }
 #endif
-  i = PrefetchLoop(in, 8 * sizeof(TIn), pf, i, count, N, [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-    hn::StoreU(op(hn::LoadU(din, in + k)), dout, out + k);
-  });
+  for (; i + N <= count; i += N) {
+    hn::StoreU(op(hn::LoadU(din, in + i)), dout, out + i);
+  }
   if (i < count) detail::CastPartial(din, dout, in + i, out + i, count - i, op);
 }
 

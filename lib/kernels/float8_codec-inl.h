@@ -437,20 +437,15 @@ HWY_INLINE hn::Vec<hn::Rebind<uint32_t, DI8>> F8CodeToF32Bits(DI8 di8, hn::Vec<D
 // (u16 lanes) vectors of `dw`, where at(i) returns the byte values (<= 255) of elements
 // i .. i + Lanes(dw) - 1 in `dw` lanes; the bytes are packed with one OR tree and two
 // shuffles instead of a narrowing per vector. kStream: non-temporal stores (`out` must be
-// vector-aligned). The source of element i starts at src + i * src_bits / 8 (for the
-// prefetch, PrefetchLoop; pf_bytes 0: none). Returns the elements done (SCALAR: 0).
+// vector-aligned). Returns the elements done (SCALAR: 0).
 template <bool kStream, class DW, class At>
-HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const void* src,
-                                size_t src_bits, size_t pf_bytes, const At& at) {
+HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at) {
   using TW = hn::TFromD<DW>;
   static_assert(sizeof(TW) == 4 || sizeof(TW) == 2, "u32 or u16 lanes");
   size_t i = 0;
   (void)dw;
   (void)out;
   (void)count;
-  (void)src;
-  (void)src_bits;
-  (void)pf_bytes;
   (void)at;
 #if HWY_TARGET != HWY_SCALAR
   constexpr size_t kR = sizeof(TW);  // vectors per packed vector
@@ -477,57 +472,51 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
     group_index[p] = static_cast<TI>(kR * (p % blocks) + p / blocks);
   }
   const auto groups = hn::SetTableIndices(dg, group_index);
-  i = PrefetchLoop(
-      src, src_bits, pf_bytes, 0, count, kR * N, [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-        auto w = at(k);
-        w = hn::Or(w, hn::ShiftLeft<8>(at(k + N)));
-        if constexpr (kR == 4) {
-          w = hn::Or(w, hn::Or(hn::ShiftLeft<16>(at(k + 2 * N)), hn::ShiftLeft<24>(at(k + 3 * N))));
-        }
-        auto packed = hn::BitCast(dg, hn::TableLookupBytes(hn::BitCast(dbytes, w), transpose));
-        if (blocks > 1) packed = hn::TableLookupLanes(packed, groups);
-        if constexpr (kStream) {
-          hn::Stream(hn::BitCast(dbytes, packed), dbytes, out + k);
-        } else {
-          hn::StoreU(hn::BitCast(dbytes, packed), dbytes, out + k);
-        }
-      });
+  for (; i + kR * N <= count; i += kR * N) {
+    auto w = at(i);
+    w = hn::Or(w, hn::ShiftLeft<8>(at(i + N)));
+    if constexpr (kR == 4) {
+      w = hn::Or(w, hn::Or(hn::ShiftLeft<16>(at(i + 2 * N)), hn::ShiftLeft<24>(at(i + 3 * N))));
+    }
+    auto packed = hn::BitCast(dg, hn::TableLookupBytes(hn::BitCast(dbytes, w), transpose));
+    if (blocks > 1) packed = hn::TableLookupLanes(packed, groups);
+    if constexpr (kStream) {
+      hn::Stream(hn::BitCast(dbytes, packed), dbytes, out + i);
+    } else {
+      hn::StoreU(hn::BitCast(dbytes, packed), dbytes, out + i);
+    }
+  }
 #endif
   return i;
 }
 
-// PackBytesLoop over `count` elements whose source starts at `src` (src_bits per element),
-// rest(from, to) for the elements it leaves. The stores are aligned to the vector: a head
-// up to the first vector-aligned output byte goes to rest() (when at least two packed
-// vectors follow). With kMayStream, outputs of kCastLoopStreamBytes and more are
-// streamed (non-temporal stores, like memcpy at that size: the loop then does not read
-// every output line before writing it). CastLoopToBytes streams for every source width:
-// measured faster for 4- and 8-byte sources on Zen 4 and Zen 5, and for 2-byte sources on
-// Zen 5 (one thread 0-15%, two threads 15-25%), where Zen 4 measured one thread about 10%
-// slower in an earlier build (bench/results/tuning.md).
+// PackBytesLoop over `count` elements, rest(from, to) for the elements it leaves. With
+// kMayStream, outputs of kCastLoopStreamBytes and more are streamed (non-temporal stores,
+// like memcpy at that size: the loop then does not read every output line before writing
+// it), after a head up to the first vector-aligned output byte that rest() converts.
+// CastLoopToBytes streams for every source width: measured faster for 4- and 8-byte
+// sources on Zen 4 and Zen 5, and for 2-byte sources on Zen 5 (one thread 0-15%, two
+// threads 15-25%), where Zen 4 measured one thread about 10% slower in an earlier build
+// (bench/results/tuning.md).
 template <bool kMayStream, class DW, class At, class Rest>
-HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const void* src,
-                          size_t src_bits, const At& at, const Rest& rest) {
+HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at,
+                          const Rest& rest) {
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const size_t vector_bytes = hn::Lanes(hn::Repartition<uint8_t, DW>());
-  const size_t pf = tuning::PrefetchBytesFor(count * src_bits / 8);
-  size_t head = (vector_bytes - reinterpret_cast<uintptr_t>(out) % vector_bytes) % vector_bytes;
-  if (head + 2 * vector_bytes > count) head = 0;
-  rest(0, head);
-  const auto at_head = [&](size_t k) TENSORCAST_LAMBDA_INLINE { return at(head + k); };
-  const void* src_head = static_cast<const uint8_t*>(src) + head * src_bits / 8;
   if (kMayStream && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
-    i = head + PackBytesLoop<true>(dw, out + head, count - head, src_head, src_bits, pf, at_head);
+    const size_t head =
+        (vector_bytes - reinterpret_cast<uintptr_t>(out) % vector_bytes) % vector_bytes;
+    rest(0, head);
+    i = head + PackBytesLoop<true>(dw, out + head, count - head,
+                                   [&](size_t k) TENSORCAST_LAMBDA_INLINE { return at(head + k); });
     hwy::FlushStream();
   } else {
-    i = head + PackBytesLoop<false>(dw, out + head, count - head, src_head, src_bits, pf, at_head);
+    i = PackBytesLoop<false>(dw, out, count, at);
   }
 #else
   (void)dw;
   (void)out;
-  (void)src;
-  (void)src_bits;
   (void)at;
 #endif
   rest(i, count);
@@ -542,8 +531,7 @@ HWY_INLINE void CastLoopToBytes(DW dw, DIn din, const hn::TFromD<DIn>* HWY_RESTR
   using TW = hn::TFromD<DW>;
   const hn::Rebind<uint8_t, DW> du8;
   PackBytes<true>(
-      dw, out, count, in, 8 * sizeof(hn::TFromD<DIn>),
-      [&](size_t k) TENSORCAST_LAMBDA_INLINE { return op(hn::LoadU(din, in + k)); },
+      dw, out, count, [&](size_t k) TENSORCAST_LAMBDA_INLINE { return op(hn::LoadU(din, in + k)); },
       [&](size_t from, size_t to) HWY_ATTR {
         CastLoop(din, du8, in + from, out + from, to - from,
                  [&](hn::Vec<DIn> v) TENSORCAST_LAMBDA_INLINE {

@@ -97,20 +97,15 @@ void CastF16ToF32(const void* src, void* dst, size_t count, const CastOptions&) 
 // zero, normal and infinite inputs (overflow to Inf included); but it keeps NaN payloads
 // and treats subnormal inputs as zero, so a group of 32 holding a NaN or a subnormal (one
 // VFPCLASSPS per 16) takes the integer path. Real data has neither; random bit patterns
-// send ~22% of the groups to the integer path. Returns the elements done. pf_bytes: the
-// prefetch distance (0: none).
+// send ~22% of the groups to the integer path. Returns the elements done.
 template <bool kStream>
-__attribute__((target(HWY_TARGET_STR ",avx512bf16"))) HWY_NOINLINE size_t F32ToBF16WithAvx512Bf16(
-    const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT out, size_t count, size_t pf_bytes) {
+__attribute__((target(HWY_TARGET_STR ",avx512bf16"))) HWY_NOINLINE size_t
+F32ToBF16WithAvx512Bf16(const uint32_t* HWY_RESTRICT in, uint16_t* HWY_RESTRICT out, size_t count) {
   const DU32 du32;
   const hn::Repartition<uint16_t, DU32> du16;
   constexpr int kNanOrSubnormal = 0x01 | 0x20 | 0x80;  // QNaN | denormal | SNaN
   size_t i = 0;
   for (; i + 32 <= count; i += 32) {
-    if (pf_bytes != 0) {
-      hwy::Prefetch(reinterpret_cast<const uint8_t*>(in + i) + pf_bytes);
-      hwy::Prefetch(reinterpret_cast<const uint8_t*>(in + i) + pf_bytes + 64);
-    }
     const __m512 lo = _mm512_loadu_ps(in + i);
     const __m512 hi = _mm512_loadu_ps(in + i + 16);
     const unsigned special =
@@ -146,26 +141,21 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
 #if HWY_TARGET != HWY_SCALAR
   const hn::Repartition<uint16_t, DU32> du16_full;
   const size_t N = hn::Lanes(du32);
-  // Stores are aligned to the vector: a head up to the first vector-aligned output
-  // element goes through CastLoop, as CastLoop does (when at least two vectors follow).
-  // Large outputs are written with non-temporal stores of whole vectors.
+  // Large outputs are written with non-temporal stores of whole vectors, from the first
+  // vector-aligned output element on (the head goes through CastLoop), as CastLoop does.
   const size_t vector_bytes = 2 * N * sizeof(uint16_t);
   const bool stream = count * sizeof(uint16_t) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
                       reinterpret_cast<uintptr_t>(out) % sizeof(uint16_t) == 0;
-  const size_t misaligned = reinterpret_cast<uintptr_t>(out) % vector_bytes;
-  if (misaligned != 0 && reinterpret_cast<uintptr_t>(out) % sizeof(uint16_t) == 0) {
-    const size_t head = (vector_bytes - misaligned) / sizeof(uint16_t);
-    if (stream || head + 4 * N <= count) {
-      rest(0, head);
-      i = head;
-    }
+  if (stream) {
+    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % vector_bytes;
+    i = misaligned == 0 ? 0 : (vector_bytes - misaligned) / sizeof(uint16_t);
+    rest(0, i);
   }
-  const size_t pf = tuning::PrefetchBytesFor(count * sizeof(uint32_t));
 #if HWY_TARGET == HWY_AVX3_DL
   static const bool has_avx512_bf16 = __builtin_cpu_supports("avx512bf16");
   if (has_avx512_bf16) {
-    i += stream ? F32ToBF16WithAvx512Bf16<true>(in + i, out + i, count - i, pf)
-                : F32ToBF16WithAvx512Bf16<false>(in + i, out + i, count - i, pf);
+    i += stream ? F32ToBF16WithAvx512Bf16<true>(in + i, out + i, count - i)
+                : F32ToBF16WithAvx512Bf16<false>(in + i, out + i, count - i);
   }
 #endif
   // Main loop: two f32 vectors -> one full bf16 vector (the odd u16 lanes).
@@ -175,14 +165,10 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
     return hn::ConcatOdd(du16_full, hn::BitCast(du16_full, hi), hn::BitCast(du16_full, lo));
   };
   if (stream) {
-    i = PrefetchLoop(in, 32, pf, i, count, 2 * N, [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-      hn::Stream(pair(k), du16_full, out + k);
-    });
+    for (; i + 2 * N <= count; i += 2 * N) hn::Stream(pair(i), du16_full, out + i);
     hwy::FlushStream();
   } else {
-    i = PrefetchLoop(in, 32, pf, i, count, 2 * N, [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-      hn::StoreU(pair(k), du16_full, out + k);
-    });
+    for (; i + 2 * N <= count; i += 2 * N) hn::StoreU(pair(i), du16_full, out + i);
   }
 #endif
   rest(i, count);

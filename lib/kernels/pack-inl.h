@@ -35,7 +35,6 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "lib/kernels/cast_loop-inl.h"
 #include "lib/tuning.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
@@ -61,24 +60,30 @@ HWY_INLINE size_t PackedChunk() {
 constexpr size_t kMaxChunkBytes = 32 * (HWY_MAX_BYTES > 16 ? HWY_MAX_BYTES : 16);
 
 // Runs body(in, out) on `count` elements in chunks of `chunk` elements, where a chunk
-// occupies chunk * kInBits / 8 source bytes and chunk * kOutBits / 8 target bytes, with
-// the source prefetched tuning::PrefetchBytes() ahead (PrefetchLoop, cast_loop-inl.h).
+// occupies chunk * kInBits / 8 source bytes and chunk * kOutBits / 8 target bytes.
+// kPrefetch: prefetch the source tuning::PrefetchBytes() ahead (0: not at all), for bodies
+// with many operations per source byte (light bodies run a little slower with it: the
+// hardware prefetcher suffices there; bench/results/tuning.md).
 // The tail is copied into a zero-filled stack buffer, converted as a whole chunk, and
 // only its ceil(rest * kOutBits / 8) bytes are copied out: no reads or writes past the
 // caller's buffers.
-template <int kInBits, int kOutBits, class Body>
+template <int kInBits, int kOutBits, bool kPrefetch = false, class Body>
 HWY_INLINE void SubbyteLoop(const void* src, void* dst, size_t count, size_t chunk,
                             const Body& body) {
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
   const size_t in_step = chunk * kInBits / 8;
-  const size_t pf = tuning::PrefetchBytesFor(count * kInBits / 8);
-  const size_t i =
-      PrefetchLoop(src, kInBits, pf, 0, count, chunk, [&](size_t k) TENSORCAST_LAMBDA_INLINE {
-        body(in + k * kInBits / 8, out + k * kOutBits / 8);
-      });
-  in += i / chunk * in_step;
-  out += i / chunk * (chunk * kOutBits / 8);
+  const size_t out_step = chunk * kOutBits / 8;
+  const size_t pf = kPrefetch ? tuning::PrefetchBytes() : 0;
+  size_t i = 0;
+  for (; i + chunk <= count; i += chunk) {
+    if (kPrefetch && pf != 0) {
+      for (size_t line = 0; line < in_step; line += 64) hwy::Prefetch(in + pf + line);
+    }
+    body(in, out);
+    in += in_step;
+    out += out_step;
+  }
   if (i < count) {
     HWY_ALIGN uint8_t buf_in[kMaxChunkBytes];
     HWY_ALIGN uint8_t buf_out[kMaxChunkBytes];
@@ -108,9 +113,10 @@ HWY_INLINE void StoreOut(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p) {
 // with StoreOut<kStream>. Outputs of at least kStreamBytes: a head of regular stores up to
 // the first vector-aligned output byte (when that leaves the source byte-aligned), then
 // streaming stores and one FlushStream.
-// Encoders whose chunks store whole u8 vectors use it too.
+// Encoders whose chunks store whole u8 vectors use it too (kPrefetch as SubbyteLoop).
 // kStreamAt: the output size from which on it streams (kStreamBytes unless given).
-template <int kInBits, int kOutBits, size_t kStreamAt = kStreamBytes, class Body>
+template <int kInBits, int kOutBits, bool kPrefetch = false, size_t kStreamAt = kStreamBytes,
+          class Body>
 HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chunk,
                            const Body& body) {
   const auto regular = [&](const uint8_t* in, uint8_t* out)
@@ -122,16 +128,16 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
     const size_t head = head_bytes * 8 / kOutBits;
     if (head * kOutBits == head_bytes * 8 && head * kInBits % 8 == 0) {
       SubbyteLoop<kInBits, kOutBits>(src, dst, head, chunk, regular);
-      SubbyteLoop<kInBits, kOutBits>(static_cast<const uint8_t*>(src) + head * kInBits / 8,
-                                     static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
-                                     [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
-                                       body(in, out, std::true_type());
-                                     });
+      SubbyteLoop<kInBits, kOutBits, kPrefetch>(
+          static_cast<const uint8_t*>(src) + head * kInBits / 8,
+          static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
+          [&](const uint8_t* in, uint8_t* out)
+              TENSORCAST_LAMBDA_INLINE { body(in, out, std::true_type()); });
       hwy::FlushStream();
       return;
     }
   }
-  SubbyteLoop<kInBits, kOutBits>(src, dst, count, chunk, regular);
+  SubbyteLoop<kInBits, kOutBits, kPrefetch>(src, dst, count, chunk, regular);
 }
 
 // ------------------------------------------------------------------ packing

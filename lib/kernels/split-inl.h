@@ -173,15 +173,7 @@ HWY_INLINE void CopyVectors(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT
       s += head;
       n -= head;
     }
-    // Pointer increments keep the stores in base + displacement form (4% faster). Copies
-    // from tuning::kPrefetchMinBytes on prefetch their source (tuning::PrefetchBytes()).
-    const size_t pf = tuning::PrefetchBytesFor(n);
-    if (pf != 0) {
-      for (; n >= 8 * N; n -= 8 * N, d += 8 * N, s += 8 * N) {
-        for (size_t line = 0; line < 8 * N; line += 64) hwy::Prefetch(s + pf + line);
-        Move8Vectors(du8, d, s);
-      }
-    }
+    // Pointer increments keep the stores in base + displacement form (4% faster).
     for (; n >= 8 * N; n -= 8 * N, d += 8 * N, s += 8 * N) Move8Vectors(du8, d, s);
   }
   for (; n >= N; n -= N, d += N, s += N) hn::StoreU(hn::LoadU(du8, s), du8, d);
@@ -225,11 +217,7 @@ HWY_NOINLINE void StreamCopy(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRIC
   const size_t head = std::min(n, (align - reinterpret_cast<uintptr_t>(d) % align) % align);
   CopyBytes(d, s, head);
   size_t i = head;
-  const size_t pf = tuning::PrefetchBytesFor(n);
   for (; i + 4 * N <= n; i += 4 * N) {
-    if (pf != 0) {
-      for (size_t line = 0; line < 4 * N; line += 64) hwy::Prefetch(s + i + pf + line);
-    }
     const auto v0 = hn::LoadU(du8, s + i);
     const auto v1 = hn::LoadU(du8, s + i + N);
     const auto v2 = hn::LoadU(du8, s + i + 2 * N);

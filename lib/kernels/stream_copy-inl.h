@@ -11,9 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "lib/tuning.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -22,8 +20,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Copies `bytes` bytes with non-temporal stores for the whole vectors from the first
 // vector-aligned byte of `to` on, regular stores before and after (the caller ends with
-// hwy::FlushStream()); from tuning::kPrefetchMinBytes on, the source is prefetched
-// tuning::PrefetchBytes() ahead. SCALAR: memcpy.
+// hwy::FlushStream()). SCALAR: memcpy.
 void StreamCopy(const void* from, void* to, size_t bytes) {
   const auto* in = static_cast<const uint8_t*>(from);
   auto* out = static_cast<uint8_t*>(to);
@@ -36,11 +33,7 @@ void StreamCopy(const void* from, void* to, size_t bytes) {
   size_t i = misaligned == 0 ? 0 : n8 - misaligned;
   if (i > bytes) i = bytes;
   std::memcpy(out, in, i);
-  const size_t pf = tuning::PrefetchBytesFor(bytes);
   for (; i + 4 * n8 <= bytes; i += 4 * n8) {
-    if (pf != 0) {
-      for (size_t line = 0; line < 4 * n8; line += 64) hwy::Prefetch(in + i + pf + line);
-    }
     const auto v0 = hn::LoadU(du8, in + i);
     const auto v1 = hn::LoadU(du8, in + i + n8);
     const auto v2 = hn::LoadU(du8, in + i + 2 * n8);

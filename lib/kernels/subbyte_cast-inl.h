@@ -220,14 +220,14 @@ HWY_INLINE hn::Vec<DU32> F32BitsFromBF16(const uint16_t* HWY_RESTRICT in) {
 
 // FLOAT (kSrcBits 32), FLOAT16 (16) or BFLOAT16 (16 with kBf16) -> kBits-wide codes
 // computed by enc(f32 bits); DOUBLE (64) -> 4/2-bit integer codes by IntCodeFromF64 (enc
-// is not called).
-template <int kSrcBits, int kBits, bool kBf16 = false, class Enc>
+// is not called). kPrefetch: see SubbyteLoop (FLOAT4E2M1 and the 2-bit targets, measured).
+template <int kSrcBits, int kBits, bool kPrefetch, bool kBf16 = false, class Enc>
 HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
   // DecodeLoop: large outputs are streamed (f32 -> int4 at 64 MiB read at ~13 GB/s with
   // regular stores).
-  DecodeLoop<kSrcBits, kBits>(
+  DecodeLoop<kSrcBits, kBits, kPrefetch>(
       src, dst, count, PackedChunk<kBits>(),
       [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
         const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
@@ -337,7 +337,7 @@ template <typename TS>
 HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
-  DecodeLoop<8 * sizeof(TS), 4, (size_t{4} << 20)>(
+  DecodeLoop<8 * sizeof(TS), 4, true, (size_t{4} << 20)>(
       src, dst, count, PackedChunk<4>(),
       [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
         const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
@@ -355,7 +355,8 @@ HWY_INLINE void EncodeSourceToF4(const void* src, void* dst, size_t count) {
 template <int kSrcBits, int kBits, bool kBf16 = false>
 HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
   constexpr uint32_t kMask = (1u << kBits) - 1;
-  EncodeFloat<kSrcBits, kBits, kBf16>(
+  constexpr bool kPrefetch = kBits == 2;
+  EncodeFloat<kSrcBits, kBits, kPrefetch, kBf16>(
       src, dst, count,
       [](hn::Vec<DU32> bits) TENSORCAST_LAMBDA_INLINE { return IntCodeFromF32(bits, kMask); });
 }
@@ -585,16 +586,16 @@ TENSORCAST_SUBBYTE_KERNEL(CastF64ToU2, (subbyte::EncodeFloatToInt<64, 2>(src, ds
 
 // FLOAT / FLOAT16 -> FLOAT4E2M1.
 void CastF32ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<32, 4>(src, dst, count,
-                              [](hn::Vec<subbyte::DU32> bits) TENSORCAST_LAMBDA_INLINE {
-                                return subbyte::F4CodeFromF32(bits);
-                              });
-}
-void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
-  subbyte::EncodeFloat<16, 4, true>(src, dst, count,
+  subbyte::EncodeFloat<32, 4, true>(src, dst, count,
                                     [](hn::Vec<subbyte::DU32> bits) TENSORCAST_LAMBDA_INLINE {
                                       return subbyte::F4CodeFromF32(bits);
                                     });
+}
+void CastBF16ToF4E2M1(const void* src, void* dst, size_t count, const CastOptions&) {
+  subbyte::EncodeFloat<16, 4, true, true>(src, dst, count,
+                                          [](hn::Vec<subbyte::DU32> bits) TENSORCAST_LAMBDA_INLINE {
+                                            return subbyte::F4CodeFromF32(bits);
+                                          });
 }
 #define TENSORCAST_SOURCE_F4_CAST(Name, TS)                                 \
   void Name(const void* src, void* dst, size_t count, const CastOptions&) { \
