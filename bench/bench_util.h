@@ -43,34 +43,29 @@ inline std::vector<float> NormalSample(size_t count, double scale) {
 // A 64-byte aligned heap buffer, filled (so no page fault happens in a timed loop), as
 // tensors usually are (a large std::vector starts 16 bytes into a page, which puts every
 // vector store of a row across two cache lines).
-// `offset` (< 64) places data() that many bytes past a 64-byte boundary, as numpy's
-// arrays usually are (16 or 32 bytes past one); base() stays 64-byte aligned and has
-// room for size() bytes too.
 class AlignedBuffer {
  public:
-  AlignedBuffer(size_t n, uint8_t fill, size_t offset = 0)
-      : size_(n),
-        base_(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 128))),
-        data_(base_ + offset) {
-    std::memset(base_, fill, (n + 63) / 64 * 64 + 128);
+  AlignedBuffer(size_t n, uint8_t fill)
+      : size_(n), data_(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64 + 64))) {
+    std::memset(data_, fill, n);
   }
-  ~AlignedBuffer() { std::free(base_); }
+  ~AlignedBuffer() { std::free(data_); }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   uint8_t* data() const { return data_; }
-  uint8_t* base() const { return base_; }
   size_t size() const { return size_; }
 
  private:
   size_t size_;
-  uint8_t* base_;
   uint8_t* data_;
 };
 
 // A view of a process-wide buffer, one per `slot`, grown (and touched) when a row needs more
 // bytes and otherwise reused as it is: rows of the out-of-cache sizes would spend most of
-// their time faulting in fresh pages (gigabytes per row). The interface of AlignedBuffer;
-// the contents are whatever the last row left (fill: the byte a grown buffer starts with).
+// their time faulting in fresh pages (gigabytes per row). The contents are whatever the
+// last row left (fill: the byte a grown buffer starts with). base() is 64-byte aligned;
+// data() is `offset` (< 64) bytes past it, as numpy's arrays usually are (16 or 32 bytes
+// past a 64-byte boundary), which AlignedBuffer's 64 bytes of slack leave room for.
 class ReusedBuffer {
  public:
   ReusedBuffer(int slot, size_t n, uint8_t fill, size_t offset = 0) : size_(n) {
@@ -80,7 +75,7 @@ class ReusedBuffer {
       b.reset();  // free first: two copies of the largest rows need not fit at once
       b = std::make_unique<AlignedBuffer>(n, fill);
     }
-    base_ = b->base();
+    base_ = b->data();
     data_ = base_ + offset;
   }
   uint8_t* data() const { return data_; }

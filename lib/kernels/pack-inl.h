@@ -77,7 +77,7 @@ HWY_INLINE void SubbyteLoop(const void* src, void* dst, size_t count, size_t chu
   const size_t pf = kPrefetch ? tuning::PrefetchBytes() : 0;
   size_t i = 0;
   for (; i + chunk <= count; i += chunk) {
-    if (kPrefetch && pf != 0) {
+    if (pf != 0) {
       for (size_t line = 0; line < in_step; line += 64) hwy::Prefetch(in + pf + line);
     }
     body(in, out);
