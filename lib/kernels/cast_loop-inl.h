@@ -1,7 +1,8 @@
 // Per-target loop helper shared by the Cast kernels: applies a vector operation to
-// `count` elements with unaligned full-vector loads and stores (non-temporal stores for
-// large outputs, see kCastLoopStreamBytes), and handles the tail through a one-vector
-// stack buffer, so no kernel reads or writes past its buffers.
+// `count` elements with unaligned full-vector loads and stores (non-temporal stores and a
+// software prefetch of the source for large outputs, see kCastLoopStreamBytes and
+// SourcePrefetch), and handles the tail through a one-vector stack buffer, so no kernel
+// reads or writes past its buffers.
 
 // Highway per-target include guard (re-included once per target by foreach_target).
 #if defined(TENSORCAST_LIB_KERNELS_CAST_LOOP_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -35,6 +36,41 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Outputs of at least tuning::kCastLoopStreamBytes are written with non-temporal stores.
 // Narrowing kernels gather their partial output vectors in a stack vector first.
 using tuning::kCastLoopStreamBytes;
+
+// The software prefetch of the streaming loops (tuning::PrefetchBytes). A streaming loop
+// runs out of cache, where a cast costs about its memory time plus its compute time unless
+// loads are in flight while it computes: Lines(i, n) asks for the source lines of elements
+// [i, i + n) the prefetch distance ahead of them, so that about latency x bandwidth bytes
+// are on their way. Only loops whose source is at least as wide as their output prefetch
+// (kPrefetchesSource): a widening loop's traffic is mostly its stores, and it measured
+// slower with a prefetch. Distance 0 (TENSORCAST_PREFETCH_BYTES=0) prefetches nothing. A
+// prefetch never faults, so the lines past the end of the source are harmless.
+template <size_t kElementBytes>
+class SourcePrefetch {
+ public:
+  explicit SourcePrefetch(const void* src)
+      : distance_(tuning::PrefetchBytes()), base_(reinterpret_cast<uintptr_t>(src)) {}
+  HWY_INLINE void Lines(size_t i, size_t n) const {
+    if (distance_ == 0) return;
+    const uintptr_t first = base_ + i * kElementBytes + distance_;
+    for (size_t b = 0; b < n * kElementBytes; b += 64) {
+      hwy::Prefetch(reinterpret_cast<const uint8_t*>(first + b));
+    }
+  }
+
+ private:
+  size_t distance_;
+  uintptr_t base_;
+};
+
+// The prefetch of loops that do not stream.
+struct NoSourcePrefetch {
+  HWY_INLINE void Lines(size_t, size_t) const {}
+};
+
+// True when a loop from TIn to TOut elements prefetches its source (see SourcePrefetch).
+template <typename TIn, typename TOut>
+constexpr bool kPrefetchesSource = sizeof(TIn) >= sizeof(TOut);
 
 namespace detail {
 
@@ -87,8 +123,16 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     const size_t head = misaligned == 0 ? 0 : (out_vector_bytes - misaligned) / sizeof(TOut);
     if (head != 0) detail::CastPartial(din, dout, in, out, head, op);
     i = head;
-    for (; i + N <= count; i += N) {
-      hn::Stream(op(hn::LoadU(din, in + i)), dout, out + i);
+    if constexpr (kPrefetchesSource<hn::TFromD<DIn>, TOut>) {
+      const SourcePrefetch<sizeof(hn::TFromD<DIn>)> prefetch(in);
+      for (; i + N <= count; i += N) {
+        prefetch.Lines(i, N);
+        hn::Stream(op(hn::LoadU(din, in + i)), dout, out + i);
+      }
+    } else {
+      for (; i + N <= count; i += N) {
+        hn::Stream(op(hn::LoadU(din, in + i)), dout, out + i);
+      }
     }
     hwy::FlushStream();
   }
@@ -105,6 +149,8 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     for (; i + N <= head; i += N) hn::StoreU(op(hn::LoadU(din, in + i)), dout, out + i);
     if (i < head) detail::CastPartial(din, dout, in + i, out + i, head - i, op);
     i = head;
+    // Narrowing: the source is always at least as wide as the output.
+    const SourcePrefetch<sizeof(hn::TFromD<DIn>)> prefetch(in);
 #if HWY_ARCH_X86
     // Two halves are combined in registers: a full-vector load of a stack vector written in
     // two stores cannot be forwarded from them and waits (x86: up to 2x the time out of
@@ -113,12 +159,14 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     // of 1.0-1.3x on Zen 5), though faster for INT64 -> INT8.
     if constexpr (detail::kIsHalfOf<DOut, decltype(dfull)>) {
       for (; i + full <= count; i += full) {
+        prefetch.Lines(i, full);
         hn::Stream(detail::CombineHalves(dfull, din, in + i, op), dfull, out + i);
       }
     }
 #endif
     HWY_ALIGN TOut stage[HWY_MAX_BYTES / sizeof(TOut)];
     for (; i + full <= count; i += full) {
+      prefetch.Lines(i, full);
       for (size_t j = 0; j < full; j += N)
         hn::Store(op(hn::LoadU(din, in + i + j)), dout, stage + j);
       hn::Stream(hn::Load(dfull, stage), dfull, out + i);

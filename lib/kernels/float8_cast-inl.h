@@ -151,8 +151,8 @@ HWY_INLINE void CastViaF32ToBytes(const void* src, void* dst, size_t count, cons
 #if HWY_TARGET != HWY_SCALAR
     const F8DU32 du32;
     const size_t half = hn::Lanes(ds);
-    PackBytes<true>(
-        du32, out, count,
+    PackBytes<true, sizeof(TS)>(
+        du32, in, out, count,
         [&](size_t k) TENSORCAST_LAMBDA_INLINE {
           const auto lo = SourceToF32Bits(dh32, ds, hn::LoadU(ds, in + k));  // address order
           const auto hi = SourceToF32Bits(dh32, ds, hn::LoadU(ds, in + k + half));

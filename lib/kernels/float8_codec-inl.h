@@ -437,9 +437,11 @@ HWY_INLINE hn::Vec<hn::Rebind<uint32_t, DI8>> F8CodeToF32Bits(DI8 di8, hn::Vec<D
 // (u16 lanes) vectors of `dw`, where at(i) returns the byte values (<= 255) of elements
 // i .. i + Lanes(dw) - 1 in `dw` lanes; the bytes are packed with one OR tree and two
 // shuffles instead of a narrowing per vector. kStream: non-temporal stores (`out` must be
-// vector-aligned). Returns the elements done (SCALAR: 0).
-template <bool kStream, class DW, class At>
-HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at) {
+// vector-aligned) and prefetch.Lines() of each group's source. Returns the elements done
+// (SCALAR: 0).
+template <bool kStream, class DW, class At, class Prefetch>
+HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at,
+                                const Prefetch& prefetch) {
   using TW = hn::TFromD<DW>;
   static_assert(sizeof(TW) == 4 || sizeof(TW) == 2, "u32 or u16 lanes");
   size_t i = 0;
@@ -447,6 +449,7 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
   (void)out;
   (void)count;
   (void)at;
+  (void)prefetch;
 #if HWY_TARGET != HWY_SCALAR
   constexpr size_t kR = sizeof(TW);  // vectors per packed vector
   const size_t N = hn::Lanes(dw);
@@ -473,6 +476,7 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
   }
   const auto groups = hn::SetTableIndices(dg, group_index);
   for (; i + kR * N <= count; i += kR * N) {
+    if constexpr (kStream) prefetch.Lines(i, kR * N);
     auto w = at(i);
     w = hn::Or(w, hn::ShiftLeft<8>(at(i + N)));
     if constexpr (kR == 4) {
@@ -490,17 +494,18 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
   return i;
 }
 
-// PackBytesLoop over `count` elements, rest(from, to) for the elements it leaves. With
-// kMayStream, outputs of kCastLoopStreamBytes and more are streamed (non-temporal stores,
-// like memcpy at that size: the loop then does not read every output line before writing
-// it), after a head up to the first vector-aligned output byte that rest() converts.
+// PackBytesLoop over `count` elements of kSourceBytes each at `src`, rest(from, to) for
+// the elements it leaves. With kMayStream, outputs of kCastLoopStreamBytes and more are
+// streamed (non-temporal stores, like memcpy at that size: the loop then does not read
+// every output line before writing it) with the source prefetched (SourcePrefetch), after
+// a head up to the first vector-aligned output byte that rest() converts.
 // CastLoopToBytes streams for every source width: measured faster for 4- and 8-byte
 // sources on Zen 4 and Zen 5, and for 2-byte sources on Zen 5 (one thread 0-15%, two
 // threads 15-25%), where Zen 4 measured one thread about 10% slower in an earlier build
 // (bench/results/tuning.md).
-template <bool kMayStream, class DW, class At, class Rest>
-HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const At& at,
-                          const Rest& rest) {
+template <bool kMayStream, size_t kSourceBytes, class DW, class At, class Rest>
+HWY_INLINE void PackBytes(DW dw, const void* src, uint8_t* HWY_RESTRICT out, size_t count,
+                          const At& at, const Rest& rest) {
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const size_t vector_bytes = hn::Lanes(hn::Repartition<uint8_t, DW>());
@@ -508,14 +513,18 @@ HWY_INLINE void PackBytes(DW dw, uint8_t* HWY_RESTRICT out, size_t count, const 
     const size_t head =
         (vector_bytes - reinterpret_cast<uintptr_t>(out) % vector_bytes) % vector_bytes;
     rest(0, head);
-    i = head + PackBytesLoop<true>(dw, out + head, count - head,
-                                   [&](size_t k) TENSORCAST_LAMBDA_INLINE { return at(head + k); });
+    const SourcePrefetch<kSourceBytes> prefetch(static_cast<const uint8_t*>(src) +
+                                                head * kSourceBytes);
+    i = head + PackBytesLoop<true>(
+                   dw, out + head, count - head,
+                   [&](size_t k) TENSORCAST_LAMBDA_INLINE { return at(head + k); }, prefetch);
     hwy::FlushStream();
   } else {
-    i = PackBytesLoop<false>(dw, out, count, at);
+    i = PackBytesLoop<false>(dw, out, count, at, NoSourcePrefetch());
   }
 #else
   (void)dw;
+  (void)src;
   (void)out;
   (void)at;
 #endif
@@ -530,8 +539,9 @@ HWY_INLINE void CastLoopToBytes(DW dw, DIn din, const hn::TFromD<DIn>* HWY_RESTR
                                 uint8_t* HWY_RESTRICT out, size_t count, const Op& op) {
   using TW = hn::TFromD<DW>;
   const hn::Rebind<uint8_t, DW> du8;
-  PackBytes<true>(
-      dw, out, count, [&](size_t k) TENSORCAST_LAMBDA_INLINE { return op(hn::LoadU(din, in + k)); },
+  PackBytes<true, sizeof(hn::TFromD<DIn>)>(
+      dw, in, out, count,
+      [&](size_t k) TENSORCAST_LAMBDA_INLINE { return op(hn::LoadU(din, in + k)); },
       [&](size_t from, size_t to) HWY_ATTR {
         CastLoop(din, du8, in + from, out + from, to - from,
                  [&](hn::Vec<DIn> v) TENSORCAST_LAMBDA_INLINE {

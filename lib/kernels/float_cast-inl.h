@@ -165,7 +165,11 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
     return hn::ConcatOdd(du16_full, hn::BitCast(du16_full, hi), hn::BitCast(du16_full, lo));
   };
   if (stream) {
-    for (; i + 2 * N <= count; i += 2 * N) hn::Stream(pair(i), du16_full, out + i);
+    const SourcePrefetch<sizeof(uint32_t)> prefetch(in);
+    for (; i + 2 * N <= count; i += 2 * N) {
+      prefetch.Lines(i, 2 * N);
+      hn::Stream(pair(i), du16_full, out + i);
+    }
     hwy::FlushStream();
   } else {
     for (; i + 2 * N <= count; i += 2 * N) hn::StoreU(pair(i), du16_full, out + i);

@@ -113,7 +113,9 @@ HWY_INLINE void StoreOut(hn::Vec<D> v, D d, hn::TFromD<D>* HWY_RESTRICT p) {
 // with StoreOut<kStream>. Outputs of at least kStreamBytes: a head of regular stores up to
 // the first vector-aligned output byte (when that leaves the source byte-aligned), then
 // streaming stores and one FlushStream.
-// Encoders whose chunks store whole u8 vectors use it too (kPrefetch as SubbyteLoop).
+// Encoders whose chunks store whole u8 vectors use it too (kPrefetch as SubbyteLoop). The
+// streaming loop prefetches whenever the source is at least as wide as the output, as
+// every streaming loop does (SourcePrefetch).
 // kStreamAt: the output size from which on it streams (kStreamBytes unless given).
 template <int kInBits, int kOutBits, bool kPrefetch = false, size_t kStreamAt = kStreamBytes,
           class Body>
@@ -128,7 +130,7 @@ HWY_INLINE void DecodeLoop(const void* src, void* dst, size_t count, size_t chun
     const size_t head = head_bytes * 8 / kOutBits;
     if (head * kOutBits == head_bytes * 8 && head * kInBits % 8 == 0) {
       SubbyteLoop<kInBits, kOutBits>(src, dst, head, chunk, regular);
-      SubbyteLoop<kInBits, kOutBits, kPrefetch>(
+      SubbyteLoop<kInBits, kOutBits, kPrefetch || kInBits >= kOutBits>(
           static_cast<const uint8_t*>(src) + head * kInBits / 8,
           static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
           [&](const uint8_t* in, uint8_t* out)

@@ -325,7 +325,8 @@ HWY_INLINE void TableChunk(const Lookup& lookup, const uint8_t* HWY_RESTRICT in,
 
 // TableChunk over `count` elements (SubbyteLoop: tails through zero-filled stack buffers),
 // with streaming stores from kTableStreamBytes of output on (after a head of regular
-// chunks up to the first vector-aligned output byte, as DecodeLoop).
+// chunks up to the first vector-aligned output byte, as DecodeLoop), prefetching the
+// source when it is at least as wide as the output (SourcePrefetch).
 template <int kIn, int kOut, class Lookup>
 HWY_INLINE void TableLoop(const Lookup& lookup, const void* src, void* dst, size_t count) {
   const size_t n8 = hn::Lanes(DU8());
@@ -340,11 +341,11 @@ HWY_INLINE void TableLoop(const Lookup& lookup, const void* src, void* dst, size
     const size_t head = head_bytes * 8 / kOut;
     if (head * kOut == head_bytes * 8 && head * kIn % 8 == 0) {
       SubbyteLoop<kIn, kOut>(src, dst, head, chunk, regular);
-      SubbyteLoop<kIn, kOut>(static_cast<const uint8_t*>(src) + head * kIn / 8,
-                             static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
-                             [&](const uint8_t* in, uint8_t* out) TENSORCAST_LAMBDA_INLINE {
-                               TableChunk<kIn, kOut, true>(lookup, in, out);
-                             });
+      SubbyteLoop<kIn, kOut, (kIn >= kOut)>(
+          static_cast<const uint8_t*>(src) + head * kIn / 8,
+          static_cast<uint8_t*>(dst) + head_bytes, count - head, chunk,
+          [&](const uint8_t* in, uint8_t* out)
+              TENSORCAST_LAMBDA_INLINE { TableChunk<kIn, kOut, true>(lookup, in, out); });
       hwy::FlushStream();
       return;
     }
