@@ -51,12 +51,15 @@ constexpr size_t kStreamReferenceShareBytes = size_t{16} << 20;
 constexpr size_t kStreamMinBytes = size_t{256} << 10;
 
 // --- Software prefetch -------------------------------------------------------------------
-// The compute-heavy sub-byte encoders (SubbyteLoop<..., kPrefetch = true>) prefetch their
-// source this many bytes ahead of the current chunk: latency x one core's bandwidth, about
-// 100-130 ns x 10-20 GB/s. TENSORCAST_PREFETCH_BYTES overrides it at run time
-// (PrefetchBytes). Prefetching in every streaming loop was measured and not adopted: it
-// raised the float8 and INT8 encoders out of cache but slowed cheap loops in cache
-// (bench/results/memory_speed_zen3.md).
+// Every streaming loop (the outputs past the thresholds above) prefetches its source this
+// many bytes ahead when the source is at least as wide as the output (SourcePrefetch in
+// lib/kernels/cast_loop-inl.h; the compute-heavy sub-byte encoders also in cache): latency
+// x one core's bandwidth, about 100-130 ns x 10-20 GB/s, so that the loads of the next
+// lines are in flight while the current ones are converted. Loops with nothing to overlap
+// do not prefetch: copies (Split, the two-step route's stage), DOUBLE -> FLOAT (one
+// instruction per vector) and widening loops (mostly store traffic) all measured slower
+// with it. TENSORCAST_PREFETCH_BYTES overrides the distance
+// at run time (PrefetchBytes). Figures: bench/results/memory_speed_zen3.md.
 constexpr size_t kPrefetchBytes = 2048;
 // The largest distance TENSORCAST_PREFETCH_BYTES may set (beyond it a prefetched line
 // would be evicted from L1 before it is read).

@@ -103,7 +103,7 @@ Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteI
 // The run-time tuning in force in this process, read from the machine once
 // (docs/performance.md, "Tuning on a new CPU").
 struct TuningInfo {
-  // The software prefetch distance of the compute-heavy sub-byte encoders in bytes (0: off),
+  // The software prefetch distance of the streaming loops in bytes (0: off),
   // and where it comes from: "default", "TENSORCAST_PREFETCH_BYTES", or "default;
   // TENSORCAST_PREFETCH_BYTES '<value>' ignored: ..." when the variable is malformed.
   size_t prefetch_bytes = 0;

@@ -65,6 +65,8 @@ class SourcePrefetch {
 
 // The prefetch of loops that do not stream.
 struct NoSourcePrefetch {
+  NoSourcePrefetch() = default;
+  explicit NoSourcePrefetch(const void*) {}
   HWY_INLINE void Lines(size_t, size_t) const {}
 };
 
@@ -104,8 +106,11 @@ HWY_INLINE hn::Vec<D> CombineHalves(D d, DIn din, const hn::TFromD<DIn>* HWY_RES
 
 }  // namespace detail
 
-// out[i] = op(in[i]) lane-wise; `din` and `dout` have the same lane count.
-template <class DIn, class DOut, class Op>
+// out[i] = op(in[i]) lane-wise; `din` and `dout` have the same lane count. kPrefetch
+// false: the streaming branches do not prefetch even when kPrefetchesSource allows it (a
+// kernel of about one instruction per vector whose source the hardware prefetcher already
+// streams at the traffic limit; a software prefetch measured slower there).
+template <bool kPrefetch = true, class DIn, class DOut, class Op>
 HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT in,
                          hn::TFromD<DOut>* HWY_RESTRICT out, size_t count, const Op& op) {
   const size_t N = hn::Lanes(din);
@@ -123,7 +128,7 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     const size_t head = misaligned == 0 ? 0 : (out_vector_bytes - misaligned) / sizeof(TOut);
     if (head != 0) detail::CastPartial(din, dout, in, out, head, op);
     i = head;
-    if constexpr (kPrefetchesSource<hn::TFromD<DIn>, TOut>) {
+    if constexpr (kPrefetch && kPrefetchesSource<hn::TFromD<DIn>, TOut>) {
       const SourcePrefetch<sizeof(hn::TFromD<DIn>)> prefetch(in);
       for (; i + N <= count; i += N) {
         prefetch.Lines(i, N);
@@ -150,7 +155,9 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
     if (i < head) detail::CastPartial(din, dout, in + i, out + i, head - i, op);
     i = head;
     // Narrowing: the source is always at least as wide as the output.
-    const SourcePrefetch<sizeof(hn::TFromD<DIn>)> prefetch(in);
+    using Prefetch =
+        std::conditional_t<kPrefetch, SourcePrefetch<sizeof(hn::TFromD<DIn>)>, NoSourcePrefetch>;
+    const Prefetch prefetch(in);
 #if HWY_ARCH_X86
     // Two halves are combined in registers: a full-vector load of a stack vector written in
     // two stores cannot be forwarded from them and waits (x86: up to 2x the time out of

@@ -196,8 +196,12 @@ void CastF32ToF64(const void* src, void* dst, size_t count, const CastOptions&) 
 void CastF64ToF32(const void* src, void* dst, size_t count, const CastOptions&) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
-  CastLoop(dd, df, static_cast<const double*>(src), static_cast<float*>(dst), count,
-           [&](hn::Vec<decltype(dd)> v) HWY_ATTR { return DemoteF64ToF32(dd, df, v); });
+  // No software prefetch: one conversion per vector, which runs at the traffic limit on
+  // the hardware prefetcher alone and measured slower with a prefetch
+  // (bench/results/memory_speed_zen3.md).
+  CastLoop</*kPrefetch=*/false>(
+      dd, df, static_cast<const double*>(src), static_cast<float*>(dst), count,
+      [&](hn::Vec<decltype(dd)> v) HWY_ATTR { return DemoteF64ToF32(dd, df, v); });
 }
 
 // Hub decoder (not a registry row): f64 -> f32 rounded to odd. The RNE result is moved

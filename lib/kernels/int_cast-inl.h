@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "hwy/highway.h"
@@ -107,14 +108,14 @@ HWY_INLINE void CastBoolTo(const void* src, void* dst, size_t count) {
 // AVX-512, so 64-bit lanes compare instead).
 template <typename TU, TU kValueMask>
 HWY_INLINE void CastToBool(const void* src, void* dst, size_t count) {
-  const hn::ScalableTag<TU> dw;
-  const hn::Rebind<uint8_t, decltype(dw)> d8;
-  CastLoop(dw, d8, static_cast<const TU*>(src), static_cast<uint8_t*>(dst), count,
-           [&](hn::Vec<decltype(dw)> v) HWY_ATTR {
-             if constexpr (kValueMask == 0) {
-               (void)v;
-               return hn::Set(d8, 1);
-             } else {
+  if constexpr (kValueMask == 0) {  // every value is true: a fill, the source is not read
+    (void)src;
+    std::memset(dst, 1, count);
+  } else {
+    const hn::ScalableTag<TU> dw;
+    const hn::Rebind<uint8_t, decltype(dw)> d8;
+    CastLoop(dw, d8, static_cast<const TU*>(src), static_cast<uint8_t*>(dst), count,
+             [&](hn::Vec<decltype(dw)> v) HWY_ATTR {
                auto value = v;
                if constexpr (kValueMask != hwy::LimitsMax<TU>()) {
                  value = hn::And(v, hn::Set(dw, kValueMask));
@@ -125,8 +126,8 @@ HWY_INLINE void CastToBool(const void* src, void* dst, size_t count) {
                  const auto mask = hn::VecFromMask(dw, hn::Ne(value, hn::Zero(dw)));
                  return hn::And(TruncateToBytes<1>(dw, mask), hn::Set(d8, 1));
                }
-             }
-           });
+             });
+  }
 }
 
 // The registry's kernels (cast_pairs.inc, family int): thin wrappers naming each pair.

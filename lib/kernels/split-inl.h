@@ -205,9 +205,8 @@ HWY_INLINE void CopyBytes(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s
 }
 
 // n >= kStreamMinBlock bytes with non-temporal stores: a head up to the next 64-byte
-// boundary of d, aligned full vectors streamed with the source prefetched
-// tuning::PrefetchBytes() ahead (as every streaming loop, lib/kernels/cast_loop-inl.h),
-// then the tail. The caller issues hwy::FlushStream() once after all streaming copies.
+// boundary of d, aligned full vectors streamed, then the tail. The caller issues
+// hwy::FlushStream() once after all streaming copies.
 HWY_NOINLINE void StreamCopy(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s, size_t n) {
 #if HWY_TARGET == HWY_SCALAR
   std::memcpy(d, s, n);
@@ -218,13 +217,7 @@ HWY_NOINLINE void StreamCopy(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRIC
   const size_t head = std::min(n, (align - reinterpret_cast<uintptr_t>(d) % align) % align);
   CopyBytes(d, s, head);
   size_t i = head;
-  const size_t distance = tuning::PrefetchBytes();
   for (; i + 4 * N <= n; i += 4 * N) {
-    if (distance != 0) {
-      const uintptr_t ahead = reinterpret_cast<uintptr_t>(s + i) + distance;
-      for (size_t b = 0; b < 4 * N; b += 64)
-        hwy::Prefetch(reinterpret_cast<const uint8_t*>(ahead + b));
-    }
     const auto v0 = hn::LoadU(du8, s + i);
     const auto v1 = hn::LoadU(du8, s + i + N);
     const auto v2 = hn::LoadU(du8, s + i + 2 * N);
