@@ -20,7 +20,9 @@
 #                              About 8 min of tests plus the cross build on 2 cores.
 #   tools/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
 #                              (every x86 target), Split, C API and CLI
-#   tools/dev.sh test-tsan     ThreadSanitizer build (preset tsan) of the concurrency test
+#   tools/dev.sh test-tsan     ThreadSanitizer build (preset tsan: AVX2 and the portable
+#                              targets only; races do not depend on the SIMD target) of the
+#                              concurrency test
 #   tools/dev.sh test-python   the Python package: `pip install .` into the virtual
 #                              environment build/py-venv (created if missing; the build
 #                              requirements scikit-build-core and nanobind come from PyPI),
