@@ -57,9 +57,10 @@ constexpr size_t kStreamMinBytes = size_t{256} << 10;
 // x one core's bandwidth, about 100-130 ns x 10-20 GB/s, so that the loads of the next
 // lines are in flight while the current ones are converted. Loops with nothing to overlap
 // do not prefetch: copies (Split, the two-step route's stage), DOUBLE -> FLOAT (one
-// instruction per vector) and widening loops (mostly store traffic) all measured slower
-// with it. TENSORCAST_PREFETCH_BYTES overrides the distance
-// at run time (PrefetchBytes). Figures: bench/results/memory_speed_zen3.md.
+// instruction per vector), table lookups of equal widths (one shuffle per vector) and
+// widening loops (mostly store traffic) all measured slower with it.
+// TENSORCAST_PREFETCH_BYTES overrides the distance at run time (PrefetchBytes). Figures:
+// bench/results/memory_speed_zen3.md.
 constexpr size_t kPrefetchBytes = 2048;
 // The largest distance TENSORCAST_PREFETCH_BYTES may set (beyond it a prefetched line
 // would be evicted from L1 before it is read).
