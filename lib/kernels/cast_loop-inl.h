@@ -19,6 +19,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "lib/kernels/source_prefetch.h"
 #include "lib/tuning.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
@@ -36,39 +37,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Outputs of at least tuning::kCastLoopStreamBytes are written with non-temporal stores.
 // Narrowing kernels gather their partial output vectors in a stack vector first.
 using tuning::kCastLoopStreamBytes;
-
-// The software prefetch of the streaming loops (tuning::PrefetchBytes). A streaming loop
-// runs out of cache, where a cast costs about its memory time plus its compute time unless
-// loads are in flight while it computes: Lines(i, n) asks for the source lines of elements
-// [i, i + n) the prefetch distance ahead of them, so that about latency x bandwidth bytes
-// are on their way. Only loops whose source is at least as wide as their output prefetch
-// (kPrefetchesSource): a widening loop's traffic is mostly its stores, and it measured
-// slower with a prefetch. Distance 0 (TENSORCAST_PREFETCH_BYTES=0) prefetches nothing. A
-// prefetch never faults, so the lines past the end of the source are harmless.
-template <size_t kElementBytes>
-class SourcePrefetch {
- public:
-  explicit SourcePrefetch(const void* src)
-      : distance_(tuning::PrefetchBytes()), base_(reinterpret_cast<uintptr_t>(src)) {}
-  HWY_INLINE void Lines(size_t i, size_t n) const {
-    if (distance_ == 0) return;
-    const uintptr_t first = base_ + i * kElementBytes + distance_;
-    for (size_t b = 0; b < n * kElementBytes; b += 64) {
-      hwy::Prefetch(reinterpret_cast<const uint8_t*>(first + b));
-    }
-  }
-
- private:
-  size_t distance_;
-  uintptr_t base_;
-};
-
-// The prefetch of loops that do not stream.
-struct NoSourcePrefetch {
-  NoSourcePrefetch() = default;
-  explicit NoSourcePrefetch(const void*) {}
-  HWY_INLINE void Lines(size_t, size_t) const {}
-};
 
 // True when a loop from TIn to TOut elements prefetches its source (see SourcePrefetch).
 template <typename TIn, typename TOut>

@@ -35,6 +35,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "lib/kernels/source_prefetch.h"
 #include "lib/tuning.h"
 
 // Lambdas in kernel loops: compiled for the current target and always inlined (GCC
@@ -61,7 +62,7 @@ constexpr size_t kMaxChunkBytes = 32 * (HWY_MAX_BYTES > 16 ? HWY_MAX_BYTES : 16)
 
 // Runs body(in, out) on `count` elements in chunks of `chunk` elements, where a chunk
 // occupies chunk * kInBits / 8 source bytes and chunk * kOutBits / 8 target bytes.
-// kPrefetch: prefetch the source tuning::PrefetchBytes() ahead (0: not at all), for bodies
+// kPrefetch: prefetch the source tuning::PrefetchBytes() ahead (SourcePrefetch), for bodies
 // with many operations per source byte (light bodies run a little slower with it: the
 // hardware prefetcher suffices there; bench/results/tuning.md).
 // The tail is copied into a zero-filled stack buffer, converted as a whole chunk, and
@@ -74,12 +75,11 @@ HWY_INLINE void SubbyteLoop(const void* src, void* dst, size_t count, size_t chu
   auto* out = static_cast<uint8_t*>(dst);
   const size_t in_step = chunk * kInBits / 8;
   const size_t out_step = chunk * kOutBits / 8;
-  const size_t pf = kPrefetch ? tuning::PrefetchBytes() : 0;
+  using Prefetch = std::conditional_t<kPrefetch, SourcePrefetch<1>, NoSourcePrefetch>;
+  const Prefetch prefetch(src);
   size_t i = 0;
   for (; i + chunk <= count; i += chunk) {
-    if (pf != 0) {
-      for (size_t line = 0; line < in_step; line += 64) hwy::Prefetch(in + pf + line);
-    }
+    prefetch.Lines(i * kInBits / 8, in_step);  // the chunk's source bytes
     body(in, out);
     in += in_step;
     out += out_step;
