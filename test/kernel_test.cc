@@ -247,17 +247,23 @@ std::string FirstDifferenceMessage(DataType src_type, const uint8_t* src, DataTy
 
 // Runs the kernel on `count` elements at byte offsets (misalignment) on every target under
 // test and checks the output against the reference (computed once) and the guard bytes
-// around it.
+// around it. The offsets are from the allocator's alignment, or with `modulus` != 0 the
+// addresses' remainders modulo `modulus`.
 void CheckRow(TargetLoop& loop, const test::KernelRow& row, const Bytes& src, size_t count,
-              size_t src_offset, size_t dst_offset, const CastOptions& o) {
+              size_t src_offset, size_t dst_offset, const CastOptions& o, size_t modulus = 0) {
   const size_t in_bytes = StorageBytes(row.src, count);
   const size_t out_bytes = StorageBytes(row.dst, count);
-  Bytes in(in_bytes + src_offset);
+  Bytes in(in_bytes + src_offset + modulus);
+  if (modulus != 0) {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(in.data());
+    src_offset = (modulus + src_offset % modulus - base % modulus) % modulus;
+  }
   if (in_bytes != 0) std::memcpy(in.data() + src_offset, src.data(), in_bytes);
   Bytes want(out_bytes);
   ASSERT_TRUE(
       reference::Cast(in.data() + src_offset, row.src, want.data(), row.dst, count, o).ok());
-  GuardedBuffer got(out_bytes, dst_offset);
+  GuardedBuffer got = modulus != 0 ? GuardedBuffer::AtAddress(out_bytes, modulus, dst_offset)
+                                   : GuardedBuffer(out_bytes, dst_offset);
   loop.Run([&] {
     got.Reset();
     row.kernel(in.data() + src_offset, got.data(), count, o);
@@ -321,6 +327,25 @@ TEST_P(KernelRow, CountsAndMisalignedPointersOnEveryTarget) {
   for (size_t count = 0; count <= max_count; count += (count < 80 ? 1 : 37)) {
     for (size_t offset : {size_t{0}, size_t{1}, size_t{3}}) {
       CheckRow(loop, row, src, count, offset, (offset * 7) % 5, CastOptions{});
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// Loops store whole vectors aligned to their size from an early output element on (after
+// an unaligned first vector, or a head through a narrower path), in cache as out of it.
+// Both buffers at every remainder modulo 64 that a vector head can meet (element-aligned
+// ones and odd ones), for counts of a few vectors, must still give the reference.
+TEST_P(KernelRow, EveryBufferAlignmentOnEveryTarget) {
+  const test::KernelRow& row = GetParam();
+  TargetLoop loop;
+  size_t total = 0;
+  const Bytes& src = Source(row.src, &total);
+  for (size_t count : {2 * HWY_MAX_BYTES + 3, 5 * HWY_MAX_BYTES + 1}) {
+    ASSERT_LE(count, total);
+    for (size_t r :
+         std::initializer_list<size_t>{0, 1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 60, 62, 63}) {
+      CheckRow(loop, row, src, count, r, r, CastOptions{}, 64);
       if (HasFailure()) return;
     }
   }

@@ -72,6 +72,16 @@ HWY_INLINE hn::Vec<D> CombineHalves(D d, DIn din, const hn::TFromD<DIn>* HWY_RES
 }
 #endif
 
+// The elements of `out` before its first element aligned to `bytes` (a multiple of
+// sizeof(T)); 0 when `out` is already aligned or is not aligned to
+// its own element size (then no element is).
+template <typename T>
+HWY_INLINE size_t ElementsToAlignment(const T* out, size_t bytes) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(out);
+  if (address % sizeof(T) != 0) return 0;
+  return ((bytes - address % bytes) % bytes) / sizeof(T);
+}
+
 }  // namespace detail
 
 // out[i] = op(in[i]) lane-wise; `din` and `dout` have the same lane count. kPrefetch
@@ -92,8 +102,7 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
       N == hn::Lanes(hn::ScalableTag<TOut>()) &&
       reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
-    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % out_vector_bytes;
-    const size_t head = misaligned == 0 ? 0 : (out_vector_bytes - misaligned) / sizeof(TOut);
+    const size_t head = detail::ElementsToAlignment(out, out_vector_bytes);
     if (head != 0) detail::CastPartial(din, dout, in, out, head, op);
     i = head;
     if constexpr (kPrefetch && kPrefetchesSource<hn::TFromD<DIn>, TOut>) {
@@ -116,9 +125,7 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
   const size_t full = hn::Lanes(dfull);
   if (count * sizeof(TOut) >= tuning::StreamBytes(kCastLoopStreamBytes) && N < full &&
       full % N == 0 && reinterpret_cast<uintptr_t>(out) % sizeof(TOut) == 0) {
-    const size_t full_bytes = full * sizeof(TOut);
-    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % full_bytes;
-    const size_t head = misaligned == 0 ? 0 : (full_bytes - misaligned) / sizeof(TOut);
+    const size_t head = detail::ElementsToAlignment(out, full * sizeof(TOut));
     for (; i + N <= head; i += N) hn::StoreU(op(hn::LoadU(din, in + i)), dout, out + i);
     if (i < head) detail::CastPartial(din, dout, in + i, out + i, head - i, op);
     i = head;
@@ -147,6 +154,18 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
       hn::Stream(hn::Load(dfull, stage), dfull, out + i);
     }
     hwy::FlushStream();
+  }
+  // In cache (and the rest of a streamed range): the first vector is stored unaligned
+  // and the loop goes on from the first output element aligned to the vector size, so no
+  // later store straddles two cache lines, as memcpy does for any buffer. The elements in
+  // between are converted twice, to the same values: `op` is a pure function of its
+  // vector and `in` does not overlap `out`.
+  if (i == 0 && count >= 2 * N) {
+    const size_t head = detail::ElementsToAlignment(out, out_vector_bytes);
+    if (head != 0) {
+      hn::StoreU(op(hn::LoadU(din, in)), dout, out);
+      i = head;
+    }
   }
 #endif
   for (; i + N <= count; i += N) {

@@ -508,19 +508,22 @@ HWY_INLINE void PackBytes(DW dw, const void* src, uint8_t* HWY_RESTRICT out, siz
                           const At& at, const Rest& rest) {
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
+  // Every packed vector is stored aligned (in cache too, as memcpy does): rest() converts
+  // the head up to the first vector-aligned output byte.
   const size_t vector_bytes = hn::Lanes(hn::Repartition<uint8_t, DW>());
-  if (kMayStream && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
-    const size_t head =
-        (vector_bytes - reinterpret_cast<uintptr_t>(out) % vector_bytes) % vector_bytes;
+  const size_t head = detail::ElementsToAlignment(out, vector_bytes);
+  if (head + vector_bytes <= count) {
     rest(0, head);
+    i = head;
+  }
+  const auto at_i = [&, from = i](size_t k) TENSORCAST_LAMBDA_INLINE { return at(from + k); };
+  if (kMayStream && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
     const SourcePrefetch<kSourceBytes> prefetch(static_cast<const uint8_t*>(src) +
-                                                head * kSourceBytes);
-    i = head + PackBytesLoop<true>(
-                   dw, out + head, count - head,
-                   [&](size_t k) TENSORCAST_LAMBDA_INLINE { return at(head + k); }, prefetch);
+                                                i * kSourceBytes);
+    i += PackBytesLoop<true>(dw, out + i, count - i, at_i, prefetch);
     hwy::FlushStream();
   } else {
-    i = PackBytesLoop<false>(dw, out, count, at, NoSourcePrefetch());
+    i += PackBytesLoop<false>(dw, out + i, count - i, at_i, NoSourcePrefetch());
   }
 #else
   (void)dw;

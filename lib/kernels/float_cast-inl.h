@@ -141,16 +141,15 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
 #if HWY_TARGET != HWY_SCALAR
   const hn::Repartition<uint16_t, DU32> du16_full;
   const size_t N = hn::Lanes(du32);
-  // Large outputs are written with non-temporal stores of whole vectors, from the first
-  // vector-aligned output element on (the head goes through CastLoop), as CastLoop does.
-  const size_t vector_bytes = 2 * N * sizeof(uint16_t);
+  // Whole vectors are stored from the first vector-aligned output element on (the head
+  // goes through CastLoop), as CastLoop does; large outputs with non-temporal stores.
+  const size_t head = detail::ElementsToAlignment(out, 2 * N * sizeof(uint16_t));
+  if (head + 2 * N <= count) {
+    rest(0, head);
+    i = head;
+  }
   const bool stream = count * sizeof(uint16_t) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
                       reinterpret_cast<uintptr_t>(out) % sizeof(uint16_t) == 0;
-  if (stream) {
-    const size_t misaligned = reinterpret_cast<uintptr_t>(out) % vector_bytes;
-    i = misaligned == 0 ? 0 : (vector_bytes - misaligned) / sizeof(uint16_t);
-    rest(0, i);
-  }
 #if HWY_TARGET == HWY_AVX3_DL
   static const bool has_avx512_bf16 = __builtin_cpu_supports("avx512bf16");
   if (has_avx512_bf16) {
