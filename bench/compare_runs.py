@@ -14,6 +14,7 @@ For out-of-cache rows the memory system drifts between runs, so the script also 
 the ratio of x_memcpy (the row's speed relative to memcpy measured inside the same row),
 which cancels that drift, when the benchmark reports it.
 """
+
 import argparse
 import json
 import statistics
@@ -37,7 +38,9 @@ def size_of(name):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--before", nargs="+", required=True)
     ap.add_argument("--after", nargs="+", required=True)
     ap.add_argument("--threshold", type=float, default=0.05)
@@ -53,9 +56,11 @@ def main():
         sys.exit("compare_runs.py: the runs share no benchmark name")
     ctx = before[0][0]
     lines = [f"# {args.title}", ""]
-    lines.append(f"CPU: {ctx.get('cpu_model', ctx.get('host_name', '?'))}, "
-                 f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
-                 f"{len(args.before)} repetitions, rows: {len(names)}, threshold {args.threshold:.0%}")
+    lines.append(
+        f"CPU: {ctx.get('cpu_model', ctx.get('host_name', '?'))}, "
+        f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
+        f"{len(args.before)} repetitions, rows: {len(names)}, threshold {args.threshold:.0%}"
+    )
     lines.append("")
     t = args.threshold
     sizes = sorted({size_of(n) for n in names})
@@ -68,9 +73,14 @@ def main():
         for n in rows:
             r = [b[n]["real_time"] / a[n]["real_time"] for (_, b), (_, a) in zip(before, after)]
             time_ratios.append(statistics.median(r))
-            if all("x_memcpy" in b[n] and "x_memcpy" in a[n] for (_, b), (_, a) in zip(before, after)):
-                mem_ratios.append(statistics.median(
-                    a[n]["x_memcpy"] / b[n]["x_memcpy"] for (_, b), (_, a) in zip(before, after)))
+            if all(
+                "x_memcpy" in b[n] and "x_memcpy" in a[n] for (_, b), (_, a) in zip(before, after)
+            ):
+                mem_ratios.append(
+                    statistics.median(
+                        a[n]["x_memcpy"] / b[n]["x_memcpy"] for (_, b), (_, a) in zip(before, after)
+                    )
+                )
             if all(x < 1 - t for x in r):
                 slower.append((n, r))
             elif all(x > 1 + t for x in r):
@@ -92,14 +102,22 @@ def main():
         for label, group in (("slower", slower), ("faster", faster)):
             if not group:
                 continue
-            lines += ["", f"## {size}: {label} in every repetition", "",
-                      "| row | before ns | after ns | speed after/before | x_memcpy after/before |",
-                      "|---|---|---|---|---|"]
+            lines += [
+                "",
+                f"## {size}: {label} in every repetition",
+                "",
+                "| row | before ns | after ns | speed after/before | x_memcpy after/before |",
+                "|---|---|---|---|---|",
+            ]
             for n, r in sorted(group, key=lambda x: statistics.median(x[1])):
                 bt = " ".join(f"{b[n]['real_time']:.4g}" for _, b in before)
                 at = " ".join(f"{a[n]['real_time']:.4g}" for _, a in after)
-                xm = " ".join(f"{a[n]['x_memcpy'] / b[n]['x_memcpy']:.2f}" if "x_memcpy" in a[n] and "x_memcpy" in b[n] else "-"
-                              for (_, b), (_, a) in zip(before, after))
+                xm = " ".join(
+                    f"{a[n]['x_memcpy'] / b[n]['x_memcpy']:.2f}"
+                    if "x_memcpy" in a[n] and "x_memcpy" in b[n]
+                    else "-"
+                    for (_, b), (_, a) in zip(before, after)
+                )
                 lines.append(f"| {n} | {bt} | {at} | {' '.join(f'{x:.2f}' for x in r)} | {xm} |")
     text = "\n".join(lines) + "\n"
     print(text, end="")

@@ -11,6 +11,7 @@ to one CPU (taskset, --cpu; default: the last CPU), and prints a Markdown table 
 CPU model. --offset adds the rows with both buffers 16 bytes past a 64-byte boundary.
 Takes about two minutes. Standard library only.
 """
+
 import argparse
 import json
 import os
@@ -20,13 +21,30 @@ import sys
 import tempfile
 
 HEADLINE = [
-    ("FLOAT", "FLOAT16"), ("FLOAT16", "FLOAT"), ("FLOAT", "BFLOAT16"), ("BFLOAT16", "FLOAT"),
-    ("DOUBLE", "FLOAT"), ("FLOAT", "DOUBLE"), ("FLOAT", "INT32"), ("INT32", "FLOAT"),
-    ("INT64", "FLOAT"), ("FLOAT", "INT8"), ("UINT8", "FLOAT"),
-    ("FLOAT", "FLOAT8E4M3FN"), ("FLOAT8E4M3FN", "FLOAT"), ("FLOAT", "FLOAT8E5M2"),
-    ("FLOAT", "FLOAT8E4M3FNUZ"), ("FLOAT", "FLOAT8E8M0"), ("FLOAT", "FLOAT4E2M1"),
-    ("FLOAT4E2M1", "FLOAT"), ("FLOAT", "INT4"), ("INT4", "FLOAT"), ("FLOAT", "UINT2"),
-    ("FLOAT", "BOOL"), ("FLOAT16", "FLOAT8E4M3FN"), ("BFLOAT16", "FLOAT8E5M2"),
+    ("FLOAT", "FLOAT16"),
+    ("FLOAT16", "FLOAT"),
+    ("FLOAT", "BFLOAT16"),
+    ("BFLOAT16", "FLOAT"),
+    ("DOUBLE", "FLOAT"),
+    ("FLOAT", "DOUBLE"),
+    ("FLOAT", "INT32"),
+    ("INT32", "FLOAT"),
+    ("INT64", "FLOAT"),
+    ("FLOAT", "INT8"),
+    ("UINT8", "FLOAT"),
+    ("FLOAT", "FLOAT8E4M3FN"),
+    ("FLOAT8E4M3FN", "FLOAT"),
+    ("FLOAT", "FLOAT8E5M2"),
+    ("FLOAT", "FLOAT8E4M3FNUZ"),
+    ("FLOAT", "FLOAT8E8M0"),
+    ("FLOAT", "FLOAT4E2M1"),
+    ("FLOAT4E2M1", "FLOAT"),
+    ("FLOAT", "INT4"),
+    ("INT4", "FLOAT"),
+    ("FLOAT", "UINT2"),
+    ("FLOAT", "BOOL"),
+    ("FLOAT16", "FLOAT8E4M3FN"),
+    ("BFLOAT16", "FLOAT8E5M2"),
 ]
 
 
@@ -49,8 +67,9 @@ def cpu_model():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--bench", default="build/bench/kernel_bench")
     ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1)
     ap.add_argument("--json", help="keep kernel_bench's JSON output in this file")
@@ -59,20 +78,29 @@ def main():
     names = "|".join(f"{s}->{d}" for s, d in HEADLINE)
     sizes = "(64MiB|ooc)(/off16)?/" if args.offset else "(64MiB|ooc)/"
     out = args.json or tempfile.mkstemp(suffix=".json")[1]
-    cmd = [args.bench, f"--benchmark_filter=^Cast/({names})/{sizes}",
-           "--large_min_time=0.2", "--reps=3", "--benchmark_format=json",
-           f"--benchmark_out={out}"]
+    cmd = [
+        args.bench,
+        f"--benchmark_filter=^Cast/({names})/{sizes}",
+        "--large_min_time=0.2",
+        "--reps=3",
+        "--benchmark_format=json",
+        f"--benchmark_out={out}",
+    ]
     if shutil.which("taskset"):
         cmd = ["taskset", "-c", str(args.cpu)] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(out) as f:
-        rows = {b["name"].split("/real_time")[0].split("/min_time")[0]: b
-                for b in json.load(f)["benchmarks"]}
+        rows = {
+            b["name"].split("/real_time")[0].split("/min_time")[0]: b
+            for b in json.load(f)["benchmarks"]
+        }
     if not args.json:
         os.unlink(out)
     cols = ["64MiB", "ooc"] + (["ooc/off16"] if args.offset else [])
-    print(f"One thread, pinned to CPU {args.cpu}; {cpu_model()}; "
-          f"target {next(iter(rows.values()))['label'] if rows else '?'}\n")
+    print(
+        f"One thread, pinned to CPU {args.cpu}; {cpu_model()}; "
+        f"target {next(iter(rows.values()))['label'] if rows else '?'}\n"
+    )
     print("| pair | " + " | ".join(f"x_limit {c}" for c in cols) + " | ns/element ooc |")
     print("|---|" + "---:|" * (len(cols) + 1))
     missing = 0

@@ -14,6 +14,7 @@ is also given its in-cache (8 KiB) time over its traffic-limit time per element:
 0.9 the pair's own arithmetic is slower than the memory system, so it cannot reach 0.9.
 Standard library only.
 """
+
 import json
 import re
 import sys
@@ -34,16 +35,18 @@ def main():
     if "--cpu" in args:
         k = args.index("--cpu")
         model = args[k + 1]
-        del args[k:k + 2]
+        del args[k : k + 2]
     data = load(args[0])
     kernel = load(args[1]) if len(args) > 1 else None
     ctx = data["context"]
     threads = int(ctx.get("threads", "2"))
     out = []
     out.append(f"# parallel_bench: {threads} threads against one\n")
-    out.append(f"Machine: {model or 'not given (--cpu)'}; "
-               f"{ctx.get('num_cpus')} CPUs, Highway target {ctx.get('active_target')}; "
-               f"run {ctx.get('date')}.\n")
+    out.append(
+        f"Machine: {model or 'not given (--cpu)'}; "
+        f"{ctx.get('num_cpus')} CPUs, Highway target {ctx.get('active_target')}; "
+        f"run {ctx.get('date')}.\n"
+    )
 
     pairs, handoff, inline, other = {}, [], [], []
     for b in data["benchmarks"]:
@@ -67,18 +70,24 @@ def main():
         out.append("\n## Small calls with the pool as runner (run inline) vs without\n")
         out.append("| row | time | x_no_runner | x_control |\n|---|---:|---:|---:|")
         for name, b in inline:
-            out.append(f"| {name} | {b['real_time']:.1f} ns | {fmt(b.get('x_no_runner'))} "
-                       f"| {fmt(b.get('x_control'))} |")
+            out.append(
+                f"| {name} | {b['real_time']:.1f} ns | {fmt(b.get('x_no_runner'))} "
+                f"| {fmt(b.get('x_control'))} |"
+            )
     if other:
         out.append("\n## Split and strings\n")
-        out.append("| row | time | GB/s | x_memcpyN | x_1thread | ns/element |\n"
-                   "|---|---:|---:|---:|---:|---:|")
+        out.append(
+            "| row | time | GB/s | x_memcpyN | x_1thread | ns/element |\n"
+            "|---|---:|---:|---:|---:|---:|"
+        )
         for name, b in other:
             gbs = b.get("bytes_per_second")
             ns = b.get("ns_per_elem")
-            out.append(f"| {name} | {b['real_time'] / 1e6:.2f} ms | "
-                       f"{fmt(gbs / 1e9 if gbs else None)} | {fmt(b.get('x_memcpyN'))} | "
-                       f"{fmt(b.get('x_1thread'))} | {fmt(ns * 1e9 if ns else None)} |")
+            out.append(
+                f"| {name} | {b['real_time'] / 1e6:.2f} ms | "
+                f"{fmt(gbs / 1e9 if gbs else None)} | {fmt(b.get('x_memcpyN'))} | "
+                f"{fmt(b.get('x_1thread'))} | {fmt(ns * 1e9 if ns else None)} |"
+            )
 
     in_cache = {}
     if kernel:
@@ -89,23 +98,29 @@ def main():
 
     if pairs:
         out.append(f"\n## Every numeric pair, {threads} threads, 64M elements\n")
-        out.append("| pair | GB/s | x_limit1 | x_1thread | x_limitN | target |\n"
-                   "|---|---:|---:|---:|---:|---|")
+        out.append(
+            "| pair | GB/s | x_limit1 | x_1thread | x_limitN | target |\n"
+            "|---|---:|---:|---:|---:|---|"
+        )
         below1, belowN = [], []
         for (s, d), b in pairs.items():
             met = b.get("target_met", 0) >= 1
-            out.append(f"| {s} -> {d} | {b['bytes_per_second'] / 1e9:.1f} | "
-                       f"{fmt(b['x_limit1'])} | {fmt(b['x_1thread'])} | {fmt(b['x_limitN'])} | "
-                       f"{'met' if met else 'NOT met'} |")
+            out.append(
+                f"| {s} -> {d} | {b['bytes_per_second'] / 1e9:.1f} | "
+                f"{fmt(b['x_limit1'])} | {fmt(b['x_1thread'])} | {fmt(b['x_limitN'])} | "
+                f"{'met' if met else 'NOT met'} |"
+            )
             if b["x_limit1"] < 0.9:
                 below1.append((s, d, b))
             if not met:
                 belowN.append((s, d, b))
         xl1 = sorted(b["x_limit1"] for b in pairs.values())
-        out.append(f"\nOne thread: {len(pairs) - len(below1)} of {len(pairs)} pairs at x_limit1 "
-                   f">= 0.9 (median {xl1[len(xl1) // 2]:.3g}). {threads} threads: "
-                   f"{len(pairs) - len(belowN)} of {len(pairs)} meet x_1thread >= "
-                   f"{0.9 * threads:.2g} or x_limitN >= 0.9.\n")
+        out.append(
+            f"\nOne thread: {len(pairs) - len(below1)} of {len(pairs)} pairs at x_limit1 "
+            f">= 0.9 (median {xl1[len(xl1) // 2]:.3g}). {threads} threads: "
+            f"{len(pairs) - len(belowN)} of {len(pairs)} meet x_1thread >= "
+            f"{0.9 * threads:.2g} or x_limitN >= 0.9.\n"
+        )
         out.append("\n### One thread below x_limit1 0.9\n")
         head = "| pair | x_limit1 |"
         if in_cache:
@@ -120,8 +135,7 @@ def main():
                 t1 = b["real_time"] * b["x_1thread"]
                 limit_ns = t1 * b["x_limit1"] / elements
                 ic = in_cache.get((s, d))
-                row += (f" {fmt(ic)} | {fmt(limit_ns)} | "
-                        f"{fmt(ic / limit_ns if ic else None)} |")
+                row += f" {fmt(ic)} | {fmt(limit_ns)} | {fmt(ic / limit_ns if ic else None)} |"
             out.append(row)
         out.append(f"\n### {threads} threads below target\n")
         out.append("| pair | x_1thread | x_limitN |\n|---|---:|---:|")

@@ -86,8 +86,14 @@ ns/element) into the --out directory (default bench/results); prints the markdow
 import os
 
 # One thread everywhere, before numpy (and its BLAS) is imported.
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-             "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "BLIS_NUM_THREADS",
+):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -144,10 +150,19 @@ TYPES = {
 # any two of them). BFLOAT16, the float8 formats, FLOAT4E2M1, FLOAT8E8M0 and the 4- and 2-bit
 # integers have no Arrow type: their pairs have no pyarrow cell.
 ARROW_TYPES = {
-    TP.FLOAT: pa.float32(), TP.DOUBLE: pa.float64(), TP.FLOAT16: pa.float16(),
-    TP.INT8: pa.int8(), TP.INT16: pa.int16(), TP.INT32: pa.int32(), TP.INT64: pa.int64(),
-    TP.UINT8: pa.uint8(), TP.UINT16: pa.uint16(), TP.UINT32: pa.uint32(),
-    TP.UINT64: pa.uint64(), TP.BOOL: pa.bool_(), TP.STRING: pa.string(),
+    TP.FLOAT: pa.float32(),
+    TP.DOUBLE: pa.float64(),
+    TP.FLOAT16: pa.float16(),
+    TP.INT8: pa.int8(),
+    TP.INT16: pa.int16(),
+    TP.INT32: pa.int32(),
+    TP.INT64: pa.int64(),
+    TP.UINT8: pa.uint8(),
+    TP.UINT16: pa.uint16(),
+    TP.UINT32: pa.uint32(),
+    TP.UINT64: pa.uint64(),
+    TP.BOOL: pa.bool_(),
+    TP.STRING: pa.string(),
 }
 
 
@@ -163,9 +178,9 @@ def is_packed(code):
 class Pair:
     src: int
     dst: int
-    scale: float = 1.0      # f32 source values: N(0, 1) * scale
-    note: str = ""          # known, documented differences (shown under the table)
-    axis: int = -1          # Split only
+    scale: float = 1.0  # f32 source values: N(0, 1) * scale
+    note: str = ""  # known, documented differences (shown under the table)
+    axis: int = -1  # Split only
     parts: int = 4
 
     @property
@@ -188,9 +203,11 @@ class Pair:
 
 
 F32 = TP.FLOAT
-ARROW_FLOAT_TEXT = ("pyarrow writes the shortest round-trip digits too, in its own spelling: `1` "
-                    "for `1.0`, positional from 1e-6 on (`0.00001` for `1e-05`), one-digit "
-                    "exponents (`3e-7` for `3e-07`), so the few such values differ from pyarrow.")
+ARROW_FLOAT_TEXT = (
+    "pyarrow writes the shortest round-trip digits too, in its own spelling: `1` "
+    "for `1.0`, positional from 1e-6 on (`0.00001` for `1e-05`), one-digit "
+    "exponents (`3e-7` for `3e-07`), so the few such values differ from pyarrow."
+)
 PAIRS = [
     Pair(F32, TP.FLOAT16),
     Pair(TP.FLOAT16, F32),
@@ -207,24 +224,37 @@ PAIRS = [
     Pair(TP.FLOAT8E5M2, F32),
     Pair(F32, TP.FLOAT8E5M2FNUZ),
     Pair(TP.FLOAT8E5M2FNUZ, F32),
-    Pair(F32, TP.FLOAT8E8M0,
-         note="ONNX's default round_mode is `up` (tensorcast, ORT); ml_dtypes rounds to "
-              "nearest, so about half of the values differ from ml_dtypes by definition."),
+    Pair(
+        F32,
+        TP.FLOAT8E8M0,
+        note="ONNX's default round_mode is `up` (tensorcast, ORT); ml_dtypes rounds to "
+        "nearest, so about half of the values differ from ml_dtypes by definition.",
+    ),
     Pair(F32, TP.FLOAT4E2M1),
     Pair(TP.FLOAT4E2M1, F32),
-    Pair(F32, TP.INT4, scale=1.4,
-         note="ONNX: float -> int4 truncates toward zero (tensorcast, ml_dtypes); ORT rounds "
-              "(std::roundf), so values with |fraction| >= 0.5 differ from ORT."),
+    Pair(
+        F32,
+        TP.INT4,
+        scale=1.4,
+        note="ONNX: float -> int4 truncates toward zero (tensorcast, ml_dtypes); ORT rounds "
+        "(std::roundf), so values with |fraction| >= 0.5 differ from ORT.",
+    ),
     Pair(TP.INT4, F32),
-    Pair(F32, TP.STRING,
-         note="ORT formats with printf(\"%.8g\"); tensorcast and numpy use the shortest "
-              "round-trip spelling of numpy < 2.3, so most strings differ from ORT's. "
-              + ARROW_FLOAT_TEXT),
+    Pair(
+        F32,
+        TP.STRING,
+        note='ORT formats with printf("%.8g"); tensorcast and numpy use the shortest '
+        "round-trip spelling of numpy < 2.3, so most strings differ from ORT's. "
+        + ARROW_FLOAT_TEXT,
+    ),
     Pair(TP.STRING, F32),
-    Pair(TP.DOUBLE, TP.STRING,
-         note="ORT formats DOUBLE with printf(\"%.8g\") too (0.1 + 0.2 -> `0.3`); tensorcast "
-              "and numpy write the shortest round-trip spelling (`0.30000000000000004`), so most "
-              "strings differ from ORT's. " + ARROW_FLOAT_TEXT),
+    Pair(
+        TP.DOUBLE,
+        TP.STRING,
+        note='ORT formats DOUBLE with printf("%.8g") too (0.1 + 0.2 -> `0.3`); tensorcast '
+        "and numpy write the shortest round-trip spelling (`0.30000000000000004`), so most "
+        "strings differ from ORT's. " + ARROW_FLOAT_TEXT,
+    ),
     Pair(TP.STRING, TP.DOUBLE),
     Pair(TP.INT64, TP.STRING),
     Pair(TP.STRING, TP.INT64),
@@ -236,6 +266,7 @@ OVERHEAD_PAIRS = "f32 -> f16,f32 -> e4m3fn,f32 -> string,string -> f32,Split f32
 
 
 # --------------------------------------------------------------------------- timing
+
 
 def measure(fn, min_sample_s, samples):
     """Median time of one call of fn, in ns."""
@@ -259,6 +290,7 @@ class Unsupported(Exception):
 
 
 # --------------------------------------------------------------------------- layouts
+
 
 def pack4(codes_u8):
     """ONNX 4-bit packing: element 2k in the low nibble of byte k, zero padding."""
@@ -287,8 +319,9 @@ def element_codes(raw_u8, code, n):
     bits = TYPES[code][1]
     if bits == 4:
         return unpack4(raw_u8, n)
-    return raw_u8[: n * bits // 8].view({8: np.uint8, 16: np.uint16, 32: np.uint32,
-                                         64: np.uint64}[bits])
+    return raw_u8[: n * bits // 8].view(
+        {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
+    )
 
 
 def as_texts(x):
@@ -325,6 +358,7 @@ def ptr(a):
 
 
 # --------------------------------------------------------------------------- tensorcast (package)
+
 
 class Package:
     """tensorcast through its Python package, called as users call it, on one thread."""
@@ -383,15 +417,24 @@ class Package:
 
 # --------------------------------------------------------------------------- tensorcast (C API)
 
+
 class TcError(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_int), ("elements_written", ctypes.c_size_t),
-                ("message_length", ctypes.c_size_t), ("message", ctypes.c_void_p),
-                ("message_capacity", ctypes.c_size_t)]
+    _fields_ = [
+        ("code", ctypes.c_int),
+        ("elements_written", ctypes.c_size_t),
+        ("message_length", ctypes.c_size_t),
+        ("message", ctypes.c_void_p),
+        ("message_capacity", ctypes.c_size_t),
+    ]
 
 
 class TcStringArena(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("capacity", ctypes.c_size_t),
-                ("views", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("capacity", ctypes.c_size_t),
+        ("views", ctypes.c_void_p),
+        ("size", ctypes.c_size_t),
+    ]
 
 
 # tc_string_view {const char* data; size_t size;} as a numpy record (same layout).
@@ -404,11 +447,28 @@ class CApi:
     def __init__(self, path):
         lib = ctypes.CDLL(str(path))
         c = ctypes
-        lib.tc_cast.argtypes = [c.c_void_p, c.c_int32, c.c_void_p, c.c_int32, c.c_size_t, c.c_int,
-                                c.c_int, c.POINTER(TcError)]
+        lib.tc_cast.argtypes = [
+            c.c_void_p,
+            c.c_int32,
+            c.c_void_p,
+            c.c_int32,
+            c.c_size_t,
+            c.c_int,
+            c.c_int,
+            c.POINTER(TcError),
+        ]
         lib.tc_cast.restype = c.c_int
-        lib.tc_split.argtypes = [c.c_void_p, c.c_int32, c.c_void_p, c.c_size_t, c.c_int64,
-                                 c.c_void_p, c.c_size_t, c.c_void_p, c.POINTER(TcError)]
+        lib.tc_split.argtypes = [
+            c.c_void_p,
+            c.c_int32,
+            c.c_void_p,
+            c.c_size_t,
+            c.c_int64,
+            c.c_void_p,
+            c.c_size_t,
+            c.c_void_p,
+            c.POINTER(TcError),
+        ]
         lib.tc_split.restype = c.c_int
         lib.tc_version_string.restype = c.c_char_p
         lib.tc_version_string.argtypes = []
@@ -434,7 +494,7 @@ class CApi:
         cast, eref = self.lib.tc_cast, self.eref
         keep = []
         if src == TP.STRING:
-            enc = fixed_width(native, "S")        # one buffer of ASCII texts
+            enc = fixed_width(native, "S")  # one buffer of ASCII texts
             lengths = np.char.str_len(enc)
             views = np.empty(n, VIEW_DTYPE)
             views["data"] = ptr(enc) + np.arange(n, dtype=np.uintp) * np.uintp(enc.itemsize)
@@ -470,7 +530,10 @@ class CApi:
                 return buf
             raw = buf.tobytes()
             offs = (out_views["data"] - np.uintp(ptr(buf))).tolist()
-            return as_texts([raw[o:o + s].decode() for o, s in zip(offs, out_views["size"].tolist())])
+            return as_texts(
+                [raw[o : o + s].decode() for o, s in zip(offs, out_views["size"].tolist())]
+            )
+
         call()
         return call, result
 
@@ -479,14 +542,24 @@ class CApi:
         sizes = np.array([o.shape[axis] for o in outs], np.int64)
         outputs = (ctypes.c_void_p * len(outs))(*[ptr(o) for o in outs])
         split, eref = self.lib.tc_split, self.eref
-        args = (ptr(x), TP.FLOAT, ptr(shape), x.ndim, axis, ptr(sizes), len(outs),
-                ctypes.addressof(outputs), eref)
+        args = (
+            ptr(x),
+            TP.FLOAT,
+            ptr(shape),
+            x.ndim,
+            axis,
+            ptr(sizes),
+            len(outs),
+            ctypes.addressof(outputs),
+            eref,
+        )
         keep = (x, shape, sizes, outputs, outs)
 
         def call():
             _ = keep
             if split(*args):
                 raise self._fail("tc_split")
+
         call()
         return call, lambda: outs
 
@@ -504,8 +577,9 @@ def ort_session(node_fn, in_type, out_types, opset_candidates=ORT_OPSETS):
         x = helper.make_tensor_value_info("x", in_type, in_shape)
         ys = [helper.make_tensor_value_info(f"y{i}", t, out_shape) for i, t in enumerate(out_types)]
         graph = helper.make_graph([node], "peer", [x], ys)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                                  producer_name="tensorcast-peers")
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="tensorcast-peers"
+        )
         model.ir_version = 11 if opset >= 24 else 10
         so = ort.SessionOptions()
         so.intra_op_num_threads = 1
@@ -513,8 +587,9 @@ def ort_session(node_fn, in_type, out_types, opset_candidates=ORT_OPSETS):
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.log_severity_level = 3
         try:
-            return ort.InferenceSession(model.SerializeToString(), so,
-                                        providers=["CPUExecutionProvider"])
+            return ort.InferenceSession(
+                model.SerializeToString(), so, providers=["CPUExecutionProvider"]
+            )
         except Exception as e:  # noqa: BLE001  (ORT raises several exception types)
             last = last or e  # the newest opset's reason (older ones may lack the type)
     msg = str(last).splitlines()[0]
@@ -524,15 +599,24 @@ def ort_session(node_fn, in_type, out_types, opset_candidates=ORT_OPSETS):
 
 
 def ort_cast_session(src, dst):
-    return ort_session(lambda opset: (helper.make_node("Cast", ["x"], ["y0"], to=dst), [None],
-                                      [None]), src, [dst])
+    return ort_session(
+        lambda opset: (helper.make_node("Cast", ["x"], ["y0"], to=dst), [None], [None]), src, [dst]
+    )
 
 
 def ort_split_session(axis, parts):
-    return ort_session(lambda opset: (helper.make_node("Split", ["x"], [f"y{i}" for i in range(parts)],
-                                                       axis=axis, num_outputs=parts),
-                                      [None, None], [None, None]),
-                       F32, [F32] * parts, opset_candidates=(18,))
+    return ort_session(
+        lambda opset: (
+            helper.make_node(
+                "Split", ["x"], [f"y{i}" for i in range(parts)], axis=axis, num_outputs=parts
+            ),
+            [None, None],
+            [None, None],
+        ),
+        F32,
+        [F32] * parts,
+        opset_candidates=(18,),
+    )
 
 
 def ort_cast_fn(src, dst, native, src_bytes, n):
@@ -552,6 +636,7 @@ def ort_cast_fn(src, dst, native, src_bytes, n):
 
         def result():
             return onnx_bytes(last[0].reshape(-1), dst)
+
         call()
         return call, result
     io = sess.io_binding()
@@ -574,6 +659,7 @@ def ort_cast_fn(src, dst, native, src_bytes, n):
             # (io.copy_outputs_to_cpu() crashes on string outputs in ORT 1.31.)
             return as_texts(io.get_outputs()[0].numpy())
         return dst_buf
+
     call()
     return call, result
 
@@ -589,11 +675,13 @@ def ort_split_fn(pair, x, outs):
     def call():
         _ = keep
         sess.run_with_iobinding(io)
+
     call()
     return call, lambda: outs
 
 
 # --------------------------------------------------------------------------- pyarrow
+
 
 def arrow_input(pair, native):
     """The pyarrow Array of the same input (STRING: utf8 of the same texts)."""
@@ -611,6 +699,7 @@ def pyarrow_cast_fn(pair, arr):
 
     def call():
         return cast(arr, target, safe=safe)
+
     try:
         call()
     except pa.ArrowException as e:
@@ -633,14 +722,14 @@ def base_normal(n):
 def magnitudes(n):
     """10^U{-K..K} for K = STRING_MAGNITUDES (seeded): mixed magnitudes, as text columns hold."""
     k = np.random.default_rng(SEED + 3).integers(-STRING_MAGNITUDES, STRING_MAGNITUDES + 1, n)
-    return 10.0 ** k
+    return 10.0**k
 
 
 def make_source(pair, n):
     """(native array for numpy / ml_dtypes and the package, ONNX-layout uint8 bytes or None
     for STRING). Split: a square 2-D f32 array of about n elements (at least parts x parts)."""
     if pair.is_split:
-        side = max(pair.parts, int(round(n ** 0.5)))
+        side = max(pair.parts, int(round(n**0.5)))
         x = np.random.default_rng(SEED).standard_normal((side, side), dtype=np.float32)
         return x, x.view(np.uint8).reshape(-1)
     f = base_normal(n) * np.float32(pair.scale)
@@ -678,6 +767,7 @@ def make_source(pair, n):
 # pair. Makers run in the order of the dict; the tensorcast column comes first, so every
 # later output is compared with it.
 
+
 def cast_makers(pair, native, src_bytes, n, pkg, capi):
     src, dst = pair.src, pair.dst
     arr = arrow_input(pair, native) if pair.has_arrow else None
@@ -697,11 +787,13 @@ def cast_makers(pair, native, src_bytes, n, pkg, capi):
     def astype():
         call = lambda: native.astype(dst_dtype)  # noqa: E731
         return call, lambda: comparable(call(), dst)
+
     makers["astype"] = astype
 
     def copyto():
         out = np.empty(n, dst_dtype)
         return lambda: np.copyto(out, native, casting="unsafe"), None
+
     makers["copyto"] = copyto
     return makers
 
@@ -720,6 +812,7 @@ def split_makers(pair, x, pkg, capi):
     def astype():
         call = lambda: [p.copy() for p in np.split(x, parts, axis=axis)]  # noqa: E731
         return call, call
+
     makers["astype"] = astype
 
     def copyto():
@@ -728,7 +821,9 @@ def split_makers(pair, x, pkg, capi):
         def call():
             for o, p in zip(outs, np.split(x, parts, axis=axis)):
                 np.copyto(o, p)
+
         return call, None
+
     makers["copyto"] = copyto
     return makers
 
@@ -744,8 +839,9 @@ def makers_of(pair, n, pkg, capi):
 def count_diff(pair, a, b, n):
     """Elements whose bits (STRING: texts) differ between two comparable outputs."""
     if pair.is_split:
-        return sum(int(np.count_nonzero(p.view(np.uint32) != q.view(np.uint32)))
-                   for p, q in zip(a, b))
+        return sum(
+            int(np.count_nonzero(p.view(np.uint32) != q.view(np.uint32))) for p, q in zip(a, b)
+        )
     if pair.dst == TP.STRING:
         return int(np.count_nonzero(a != b))
     return int(np.count_nonzero(element_codes(a, pair.dst, n) != element_codes(b, pair.dst, n)))
@@ -754,16 +850,24 @@ def count_diff(pair, a, b, n):
 # --------------------------------------------------------------------------- one pair
 
 # Cross-checked implementation -> Row.mismatch key. The other tensorcast calls share one key.
-CHECK_KEY = {"astype": "ml_dtypes", "ORT": "ORT", "pyarrow": "pyarrow",
-             "tc alloc": "tc variants", "tc Arrow": "tc variants", "C API": "tc variants"}
+CHECK_KEY = {
+    "astype": "ml_dtypes",
+    "ORT": "ORT",
+    "pyarrow": "pyarrow",
+    "tc alloc": "tc variants",
+    "tc Arrow": "tc variants",
+    "C API": "tc variants",
+}
 
 
 @dataclass
 class Row:
     pair: Pair
     n: int
-    ns: dict = field(default_factory=dict)        # impl -> ns per call, or Unsupported text
-    mismatch: dict = field(default_factory=dict)  # peer -> (count, n); "tc variants" -> {impl: count}
+    ns: dict = field(default_factory=dict)  # impl -> ns per call, or Unsupported text
+    mismatch: dict = field(
+        default_factory=dict
+    )  # peer -> (count, n); "tc variants" -> {impl: count}
     memcpy_bytes: int = 0
 
 
@@ -855,21 +959,44 @@ def overhead_rows(pair, pkg, capi, args):
 
 # --------------------------------------------------------------------------- report
 
-IMPLS = ["tensorcast", "tc alloc", "tc Arrow", "C API", "ORT", "pyarrow", "astype", "copyto",
-         "memcpy"]
+IMPLS = [
+    "tensorcast",
+    "tc alloc",
+    "tc Arrow",
+    "C API",
+    "ORT",
+    "pyarrow",
+    "astype",
+    "copyto",
+    "memcpy",
+]
 MEMCPY_RATIOS = ["tensorcast", "ORT", "pyarrow", "astype", "copyto"]
 # (column title, numerator, denominator): t_numerator / t_denominator, calls doing the same work.
-RATIOS = [("tc/C API", "tensorcast", "C API"), ("ORT/tc", "ORT", "tensorcast"),
-          ("pyarrow/tc Arrow", "pyarrow", "tc Arrow"), ("astype/tc alloc", "astype", "tc alloc"),
-          ("copyto/tc", "copyto", "tensorcast")]
+RATIOS = [
+    ("tc/C API", "tensorcast", "C API"),
+    ("ORT/tc", "ORT", "tensorcast"),
+    ("pyarrow/tc Arrow", "pyarrow", "tc Arrow"),
+    ("astype/tc alloc", "astype", "tc alloc"),
+    ("copyto/tc", "copyto", "tensorcast"),
+]
 # Cross-checked outputs: Row.mismatch key -> column title.
-CHECKED = {"ml_dtypes": "ml_dtypes/numpy", "ORT": "ORT", "pyarrow": "pyarrow",
-           "tc variants": "other tc calls"}
+CHECKED = {
+    "ml_dtypes": "ml_dtypes/numpy",
+    "ORT": "ORT",
+    "pyarrow": "pyarrow",
+    "tc variants": "other tc calls",
+}
 # Per-call overhead table: impl -> column title.
-OVERHEAD_IMPLS = {"tensorcast": "tensorcast (out=)", "tc alloc": "tc alloc",
-                  "tc Arrow": "tc Arrow", "C API": "C API (ctypes)", "astype": "astype",
-                  "copyto": "copyto", "pyarrow": "pyarrow (compute.cast)",
-                  "ORT": "ORT (run_with_iobinding)"}
+OVERHEAD_IMPLS = {
+    "tensorcast": "tensorcast (out=)",
+    "tc alloc": "tc alloc",
+    "tc Arrow": "tc Arrow",
+    "C API": "C API (ctypes)",
+    "astype": "astype",
+    "copyto": "copyto",
+    "pyarrow": "pyarrow (compute.cast)",
+    "ORT": "ORT (run_with_iobinding)",
+}
 
 
 def num(v, digits=3):
@@ -916,16 +1043,23 @@ def shown(rows, names):
 
 def package_vs_capi(rows):
     """A line on tc/C API at the largest numeric size, or None without both columns."""
-    sel = [r for r in rows if not r.pair.has_string
-           and isinstance(r.ns.get("tensorcast"), float) and isinstance(r.ns.get("C API"), float)]
+    sel = [
+        r
+        for r in rows
+        if not r.pair.has_string
+        and isinstance(r.ns.get("tensorcast"), float)
+        and isinstance(r.ns.get("C API"), float)
+    ]
     if not sel:
         return None
     size = max(r.n for r in sel)
     ratios = sorted((r.ns["tensorcast"] / r.ns["C API"], r.pair.label) for r in sel if r.n == size)
     worst = ratios[-1]
-    return (f"- Package (out=) / C API at {size:,} elements, numeric pairs: median "
-            f"{num(statistics.median(v for v, _ in ratios))}, highest {num(worst[0])} "
-            f"({worst[1]}).")
+    return (
+        f"- Package (out=) / C API at {size:,} elements, numeric pairs: median "
+        f"{num(statistics.median(v for v, _ in ratios))}, highest {num(worst[0])} "
+        f"({worst[1]})."
+    )
 
 
 def render(rows, overheads, pkg, capi, args, elapsed):
@@ -937,21 +1071,28 @@ def render(rows, overheads, pkg, capi, args, elapsed):
     lines.append(f"- Date: {now}; run took {elapsed:.0f} s")
     lines.append(f"- Versions: {versions(pkg, capi)}")
     lines.append(f"- Command: `{' '.join([Path(sys.argv[0]).name] + sys.argv[1:])}`")
-    lines.append("- ns/element: median of " f"{args.samples} samples (each >= {args.min_sample * 1e3:.0f} ms)."
-                 " x memcpy = t_memcpy / t (memcpy of (src + dst bytes) / 2, same run)."
-                 " tensorcast = the package, `tc.cast(x, to, out=preallocated, threads=1)`"
-                 " (packed targets: packed=True; Split: `tc.split`, which allocates);"
-                 " tc alloc = `tc.cast(x, to, threads=1)` (allocates; packed targets come back"
-                 " unpacked, as astype's); tc Arrow = `tc.cast(pyarrow_array, to, threads=1)`;"
-                 " C API = tc_cast / tc_split via ctypes. astype and pyarrow (compute.cast)"
-                 " allocate their result, copyto and ORT (IOBinding) write preallocated buffers.")
-    lines.append("- Ratios: t_peer / t_tc of calls doing the same work (> 1: tensorcast faster):"
-                 " ORT and copyto against tensorcast, astype against tc alloc, pyarrow against"
-                 " tc Arrow. tc/C API = t_tensorcast / t_C API, the cost of the package's Python"
-                 " layer (> 1: the package is slower).")
-    lines.append("- Mismatches: elements whose bits (STRING: texts) differ from the tensorcast"
-                 " column's output; \"other tc calls\" names any of tc alloc, tc Arrow and the"
-                 " C API that differs (one library: a difference there is a bug).")
+    lines.append(
+        "- ns/element: median of "
+        f"{args.samples} samples (each >= {args.min_sample * 1e3:.0f} ms)."
+        " x memcpy = t_memcpy / t (memcpy of (src + dst bytes) / 2, same run)."
+        " tensorcast = the package, `tc.cast(x, to, out=preallocated, threads=1)`"
+        " (packed targets: packed=True; Split: `tc.split`, which allocates);"
+        " tc alloc = `tc.cast(x, to, threads=1)` (allocates; packed targets come back"
+        " unpacked, as astype's); tc Arrow = `tc.cast(pyarrow_array, to, threads=1)`;"
+        " C API = tc_cast / tc_split via ctypes. astype and pyarrow (compute.cast)"
+        " allocate their result, copyto and ORT (IOBinding) write preallocated buffers."
+    )
+    lines.append(
+        "- Ratios: t_peer / t_tc of calls doing the same work (> 1: tensorcast faster):"
+        " ORT and copyto against tensorcast, astype against tc alloc, pyarrow against"
+        " tc Arrow. tc/C API = t_tensorcast / t_C API, the cost of the package's Python"
+        " layer (> 1: the package is slower)."
+    )
+    lines.append(
+        "- Mismatches: elements whose bits (STRING: texts) differ from the tensorcast"
+        ' column\'s output; "other tc calls" names any of tc alloc, tc Arrow and the'
+        " C API that differs (one library: a difference there is a bug)."
+    )
     line = package_vs_capi(rows)
     if line:
         lines.append(line)
@@ -960,9 +1101,13 @@ def render(rows, overheads, pkg, capi, args, elapsed):
     mem_ratios = [i for i in MEMCPY_RATIOS if i in impls]
     ratios = [r for r in RATIOS if r[1] in impls and r[2] in impls]
     checked = [k for k in CHECKED if any(k in r.mismatch for r in rows)]
-    head = (["pair", "elements"] + [f"{i} ns/el" for i in impls]
-            + [f"{'tc' if i == 'tensorcast' else i} x memcpy" for i in mem_ratios]
-            + [title for title, _, _ in ratios] + [f"mismatch vs {CHECKED[k]}" for k in checked])
+    head = (
+        ["pair", "elements"]
+        + [f"{i} ns/el" for i in impls]
+        + [f"{'tc' if i == 'tensorcast' else i} x memcpy" for i in mem_ratios]
+        + [title for title, _, _ in ratios]
+        + [f"mismatch vs {CHECKED[k]}" for k in checked]
+    )
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
     footnotes = {}
@@ -989,7 +1134,9 @@ def render(rows, overheads, pkg, capi, args, elapsed):
         cells += [cell_ns(row, i) for i in impls]
         cells += [ratio(ns.get("memcpy"), ns.get(i)) for i in mem_ratios]
         cells += [ratio(ns.get(a), ns.get(b)) for _, a, b in ratios]
-        cells += [fmt_mismatch(row.mismatch[k], row.n) if k in row.mismatch else "-" for k in checked]
+        cells += [
+            fmt_mismatch(row.mismatch[k], row.n) if k in row.mismatch else "-" for k in checked
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     for text, i in footnotes.items():
@@ -1007,38 +1154,48 @@ def render(rows, overheads, pkg, capi, args, elapsed):
         lines.append("")
     lines.append("Layouts and inputs:")
     lines.append("")
-    lines.append("- i4 / f4e2m1 targets: tensorcast (packed=True), the C API and ORT write ONNX's "
-                 "packed layout (two elements per byte); tc alloc, astype and copyto ml_dtypes' "
-                 "unpacked layout (one per byte). i4 / f4e2m1 sources: the package takes the "
-                 "unpacked ml_dtypes array astype reads and packs it before the cast (it has no "
-                 "packed-input form); the C API and ORT read the packed bytes.")
-    lines.append("- STRING pairs run at --string-sizes elements (default 64K and 16M). numpy "
-                 "side: StringDType arrays (the package's input and output, astype's and "
-                 "copyto's). The C API reads views of one fixed-width bytes buffer and writes a "
-                 "caller arena with room for every text at its longest (33 bytes per element), "
-                 "which it fills in one pass. ORT's Python binding cannot bind a string input: "
-                 "string -> x runs `sess.run` on a fixed-width str array, which converts it to "
-                 "std::strings and allocates the output on every call; x -> string: ORT "
-                 "allocates its string output per run.")
-    lines.append("- Split: the package has no out= for Split; `tc.split` allocates its parts "
-                 "and its one timing fills both the tensorcast and tc alloc columns.")
+    lines.append(
+        "- i4 / f4e2m1 targets: tensorcast (packed=True), the C API and ORT write ONNX's "
+        "packed layout (two elements per byte); tc alloc, astype and copyto ml_dtypes' "
+        "unpacked layout (one per byte). i4 / f4e2m1 sources: the package takes the "
+        "unpacked ml_dtypes array astype reads and packs it before the cast (it has no "
+        "packed-input form); the C API and ORT read the packed bytes."
+    )
+    lines.append(
+        "- STRING pairs run at --string-sizes elements (default 64K and 16M). numpy "
+        "side: StringDType arrays (the package's input and output, astype's and "
+        "copyto's). The C API reads views of one fixed-width bytes buffer and writes a "
+        "caller arena with room for every text at its longest (33 bytes per element), "
+        "which it fills in one pass. ORT's Python binding cannot bind a string input: "
+        "string -> x runs `sess.run` on a fixed-width str array, which converts it to "
+        "std::strings and allocates the output on every call; x -> string: ORT "
+        "allocates its string output per run."
+    )
+    lines.append(
+        "- Split: the package has no out= for Split; `tc.split` allocates its parts "
+        "and its one timing fills both the tensorcast and tc alloc columns."
+    )
     lines.append("")
     if any("pyarrow" in r.ns for r in rows):
         lines.append("pyarrow:")
         lines.append("")
-        lines.append("- `pyarrow.compute.cast(arr, target_type)` and tc Arrow (`tc.cast(arr, to, "
-                     "threads=1)`) of one pyarrow Array built once from the same input (not "
-                     "timed; STRING inputs: utf8 of the StringDType texts); both return a new "
-                     "Arrow array. `pa.set_cpu_count(1)`, `pa.set_io_thread_count(1)`. `-`: "
-                     "Arrow has no bfloat16, float8, float4, int4 or e8m0 type, and no Split.")
-        lines.append("- Numeric pairs run with `safe=False`: Arrow's default `safe=True` refuses "
-                     "lossy casts with ArrowInvalid (f32 -> i8 of a value with a fraction: "
-                     "\"was truncated\"; i64 -> f32 of an integer beyond 2^24: \"not in "
-                     "range\"). With `safe=False` float -> integer truncates toward zero like "
-                     "ONNX, but out-of-range values and NaN are a C++ static_cast (undefined; on "
-                     "x86 300.0 -> i8 44, NaN -> 0) where tensorcast saturates (docs/semantics.md)"
-                     "; the inputs here stay in range. STRING pairs use the default `safe=True` "
-                     "(a text that does not parse raises either way).")
+        lines.append(
+            "- `pyarrow.compute.cast(arr, target_type)` and tc Arrow (`tc.cast(arr, to, "
+            "threads=1)`) of one pyarrow Array built once from the same input (not "
+            "timed; STRING inputs: utf8 of the StringDType texts); both return a new "
+            "Arrow array. `pa.set_cpu_count(1)`, `pa.set_io_thread_count(1)`. `-`: "
+            "Arrow has no bfloat16, float8, float4, int4 or e8m0 type, and no Split."
+        )
+        lines.append(
+            "- Numeric pairs run with `safe=False`: Arrow's default `safe=True` refuses "
+            "lossy casts with ArrowInvalid (f32 -> i8 of a value with a fraction: "
+            '"was truncated"; i64 -> f32 of an integer beyond 2^24: "not in '
+            'range"). With `safe=False` float -> integer truncates toward zero like '
+            "ONNX, but out-of-range values and NaN are a C++ static_cast (undefined; on "
+            "x86 300.0 -> i8 44, NaN -> 0) where tensorcast saturates (docs/semantics.md)"
+            "; the inputs here stay in range. STRING pairs use the default `safe=True` "
+            "(a text that does not parse raises either way)."
+        )
         lines.append("")
     if overheads:
         lines += render_overhead(overheads)
@@ -1047,12 +1204,15 @@ def render(rows, overheads, pkg, capi, args, elapsed):
 
 def render_overhead(overheads):
     """The per-call overhead table: [(pair label, [(n, {impl: ns})])]."""
-    impls = [i for i in OVERHEAD_IMPLS
-             if any(i in res for _, sized in overheads for _, res in sized)]
+    impls = [
+        i for i in OVERHEAD_IMPLS if any(i in res for _, sized in overheads for _, res in sized)
+    ]
     lines = ["### Per-call overhead (µs per call, small arrays)", ""]
-    lines.append("Each implementation called as in the table above, on arrays of the sizes "
-                 "shown (Split: square f32 arrays of at least 4 x 4). string -> x: ORT runs "
-                 "`sess.run` (a string input cannot be bound).")
+    lines.append(
+        "Each implementation called as in the table above, on arrays of the sizes "
+        "shown (Split: square f32 arrays of at least 4 x 4). string -> x: ORT runs "
+        "`sess.run` (a string input cannot be bound)."
+    )
     lines.append("")
     lines.append("| pair | elements | " + " | ".join(OVERHEAD_IMPLS[i] for i in impls) + " |")
     lines.append("|---|---:|" + "---:|" * len(impls))
@@ -1069,6 +1229,7 @@ def render_overhead(overheads):
 
 def chart(rows, path, title):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -1077,12 +1238,24 @@ def chart(rows, path, title):
     sizes = sorted({r.n for r in rows if not r.pair.has_string}) or str_sizes
     groups = []
     for i, size in enumerate(sizes):
-        sel = [r for r in rows if (r.n == size and not r.pair.has_string)
-               or (r.pair.has_string and i < len(str_sizes) and r.n == str_sizes[i])]
+        sel = [
+            r
+            for r in rows
+            if (r.n == size and not r.pair.has_string)
+            or (r.pair.has_string and i < len(str_sizes) and r.n == str_sizes[i])
+        ]
         groups.append((size, sel))
-    colors = {"tensorcast": "#1f77b4", "tc alloc": "#aec7e8", "tc Arrow": "#17becf",
-              "C API": "#9467bd", "ORT": "#d62728", "pyarrow": "#ff7f0e", "astype": "#2ca02c",
-              "copyto": "#98df8a", "memcpy": "#7f7f7f"}
+    colors = {
+        "tensorcast": "#1f77b4",
+        "tc alloc": "#aec7e8",
+        "tc Arrow": "#17becf",
+        "C API": "#9467bd",
+        "ORT": "#d62728",
+        "pyarrow": "#ff7f0e",
+        "astype": "#2ca02c",
+        "copyto": "#98df8a",
+        "memcpy": "#7f7f7f",
+    }
     impls = shown(rows, IMPLS)
     fig, axes = plt.subplots(len(groups), 1, figsize=(22, 5.5 * len(groups)), squeeze=False)
     for ax, (size, sel) in zip(axes[:, 0], groups):
@@ -1096,9 +1269,18 @@ def chart(rows, path, title):
                     xs.append(x)
                     ys.append(v / r.n)
                 elif isinstance(v, str):
-                    ax.annotate("n/a", (x, 0), xycoords=("data", "axes fraction"),
-                                xytext=(0, 3), textcoords="offset points", rotation=90,
-                                ha="center", va="bottom", fontsize=7, color=colors[impl])
+                    ax.annotate(
+                        "n/a",
+                        (x, 0),
+                        xycoords=("data", "axes fraction"),
+                        xytext=(0, 3),
+                        textcoords="offset points",
+                        rotation=90,
+                        ha="center",
+                        va="bottom",
+                        fontsize=7,
+                        color=colors[impl],
+                    )
             ax.bar(xs, ys, width, label=impl, color=colors[impl])
         ax.set_yscale("log")
         ax.set_ylabel("ns / element (log)")
@@ -1116,6 +1298,7 @@ def chart(rows, path, title):
 
 # --------------------------------------------------------------------------- main
 
+
 def parse_sizes(text):
     out = []
     for s in text.split(","):
@@ -1131,29 +1314,60 @@ def parse_sizes(text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lib", type=Path, default=None,
-                    help="libtensorcast_c.so: adds the C API (ctypes) column (default: none)")
-    ap.add_argument("--no-tensorcast", action="store_true",
-                    help="peers only (neither the package nor the C API)")
+    ap.add_argument(
+        "--lib",
+        type=Path,
+        default=None,
+        help="libtensorcast_c.so: adds the C API (ctypes) column (default: none)",
+    )
+    ap.add_argument(
+        "--no-tensorcast",
+        action="store_true",
+        help="peers only (neither the package nor the C API)",
+    )
     ap.add_argument("--sizes", default="64K,16M", help="element counts (default 64K,16M)")
-    ap.add_argument("--string-sizes", default="64K,16M",
-                    help="element counts of the STRING pairs (default 64K,16M, as the other pairs;"
-                         " 16M strings take a few minutes and several GB)")
-    ap.add_argument("--string-magnitudes", type=int, default=0, metavar="K",
-                    help="values behind the STRING pairs: N(0, 1) x 10^U{-K..K} (default 0: N(0, 1))")
-    ap.add_argument("--pairs", default="",
-                    help="comma-separated substrings of pair labels to run (default: all)")
-    ap.add_argument("--overhead-pairs", default=OVERHEAD_PAIRS,
-                    help="comma-separated labels of the pairs (among those run) in the per-call "
-                         f"overhead table, 'all', or '' for no table (default: {OVERHEAD_PAIRS})")
-    ap.add_argument("--overhead-sizes", default="1,16,1024",
-                    help="element counts of the per-call overhead table (default 1,16,1024)")
+    ap.add_argument(
+        "--string-sizes",
+        default="64K,16M",
+        help="element counts of the STRING pairs (default 64K,16M, as the other pairs;"
+        " 16M strings take a few minutes and several GB)",
+    )
+    ap.add_argument(
+        "--string-magnitudes",
+        type=int,
+        default=0,
+        metavar="K",
+        help="values behind the STRING pairs: N(0, 1) x 10^U{-K..K} (default 0: N(0, 1))",
+    )
+    ap.add_argument(
+        "--pairs",
+        default="",
+        help="comma-separated substrings of pair labels to run (default: all)",
+    )
+    ap.add_argument(
+        "--overhead-pairs",
+        default=OVERHEAD_PAIRS,
+        help="comma-separated labels of the pairs (among those run) in the per-call "
+        f"overhead table, 'all', or '' for no table (default: {OVERHEAD_PAIRS})",
+    )
+    ap.add_argument(
+        "--overhead-sizes",
+        default="1,16,1024",
+        help="element counts of the per-call overhead table (default 1,16,1024)",
+    )
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--min-sample", type=float, default=0.02, help="seconds per sample")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: 4K and 64K elements (strings 4K and 16K), 3 samples of 5 ms")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench/results",
-                    help="directory for peers.md and peers.png (default bench/results)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 4K and 64K elements (strings 4K and 16K), 3 samples of 5 ms",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "bench/results",
+        help="directory for peers.md and peers.png (default bench/results)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.sizes, args.string_sizes = "4K,64K", "4K,16K"
@@ -1165,15 +1379,19 @@ def main():
         try:
             import tensorcast
         except ImportError as e:
-            sys.exit(f"peers.py: cannot import the tensorcast package ({e})\n"
-                     "  install it (pip install .; tools/dev.sh peers does) or pass --no-tensorcast")
+            sys.exit(
+                f"peers.py: cannot import the tensorcast package ({e})\n"
+                "  install it (pip install .; tools/dev.sh peers does) or pass --no-tensorcast"
+            )
         pkg = Package(tensorcast)
         if args.lib is not None:
             try:
                 capi = CApi(args.lib)
             except OSError as e:
-                sys.exit(f"peers.py: cannot load {args.lib}: {e}\n"
-                         "  build it (tools/dev.sh peers does) or leave out --lib")
+                sys.exit(
+                    f"peers.py: cannot load {args.lib}: {e}\n"
+                    "  build it (tools/dev.sh peers does) or leave out --lib"
+                )
 
     global STRING_MAGNITUDES
     STRING_MAGNITUDES = args.string_magnitudes
@@ -1181,8 +1399,9 @@ def main():
     wanted = [w.strip().lower() for w in args.pairs.split(",") if w.strip()]
     pairs = [p for p in PAIRS if not wanted or any(w in p.label.lower() for w in wanted)]
     overhead_labels = {w.strip().lower() for w in args.overhead_pairs.split(",") if w.strip()}
-    overhead_pairs = [p for p in pairs
-                      if "all" in overhead_labels or p.label.lower() in overhead_labels]
+    overhead_pairs = [
+        p for p in pairs if "all" in overhead_labels or p.label.lower() in overhead_labels
+    ]
     start = time.perf_counter()
     rows, overheads = [], []
     for i, size in enumerate(sizes):
@@ -1196,10 +1415,16 @@ def main():
             t0 = time.perf_counter()
             row = run_row(p, n, pkg, capi, args)
             rows.append(row)
-            short = "  ".join(f"{k} {num(v / row.n) if isinstance(v, float) else 'n/a'}"
-                              for k, v in row.ns.items())
-            print(f"[{time.perf_counter() - start:6.1f}s] {p.label:24s} {row.n:>9,}  {short}  "
-                  f"({time.perf_counter() - t0:.1f}s)", file=sys.stderr, flush=True)
+            short = "  ".join(
+                f"{k} {num(v / row.n) if isinstance(v, float) else 'n/a'}"
+                for k, v in row.ns.items()
+            )
+            print(
+                f"[{time.perf_counter() - start:6.1f}s] {p.label:24s} {row.n:>9,}  {short}  "
+                f"({time.perf_counter() - t0:.1f}s)",
+                file=sys.stderr,
+                flush=True,
+            )
     for p in overhead_pairs:
         overheads.append((p.label, overhead_rows(p, pkg, capi, args)))
     elapsed = time.perf_counter() - start

@@ -25,13 +25,21 @@ os.environ["OMP_NUM_THREADS"] = "1"
 
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
-
 import tensorcast as tc  # noqa: E402
 
 PAIRS_ALL = [
-    ("FLOAT", "FLOAT16"), ("FLOAT16", "FLOAT"), ("FLOAT", "BFLOAT16"), ("DOUBLE", "FLOAT"),
-    ("FLOAT", "INT8"), ("INT64", "FLOAT"), ("FLOAT", "FLOAT8E4M3FN"), ("FLOAT8E4M3FN", "FLOAT"),
-    ("FLOAT", "FLOAT8E8M0"), ("FLOAT", "INT4"), ("INT4", "FLOAT"), ("UINT8", "FLOAT"),
+    ("FLOAT", "FLOAT16"),
+    ("FLOAT16", "FLOAT"),
+    ("FLOAT", "BFLOAT16"),
+    ("DOUBLE", "FLOAT"),
+    ("FLOAT", "INT8"),
+    ("INT64", "FLOAT"),
+    ("FLOAT", "FLOAT8E4M3FN"),
+    ("FLOAT8E4M3FN", "FLOAT"),
+    ("FLOAT", "FLOAT8E8M0"),
+    ("FLOAT", "INT4"),
+    ("INT4", "FLOAT"),
+    ("UINT8", "FLOAT"),
 ]
 
 
@@ -74,32 +82,48 @@ def main():
     args = ap.parse_args()
     n = int(args.n[:-1]) << 20 if args.n.endswith("M") else int(args.n)
     lib = ctypes.CDLL(args.lib)
-    lib.tc_cast.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_size_t,
-                            ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+    lib.tc_cast.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_int32,
+        ctypes.c_void_p,
+        ctypes.c_int32,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_void_p,
+    ]
     rng = np.random.default_rng(1)
-    print(f"CPU: {cpu_model()}, Highway target {tc._tensorcast.active_target()}, tensorcast {tc.__version__}, "
-          f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}; {n:,} elements, {args.rounds} rounds, one thread")
+    print(
+        f"CPU: {cpu_model()}, Highway target {tc._tensorcast.active_target()}, tensorcast {tc.__version__}, "
+        f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}; {n:,} elements, {args.rounds} rounds, one thread"
+    )
     print()
-    print("| pair | package out= ns/el | C API ns/el | package / C API (median of rounds) | package allocating ns/el |")
+    print(
+        "| pair | package out= ns/el | C API ns/el | package / C API (median of rounds) | package allocating ns/el |"
+    )
     print("|---|---:|---:|---:|---:|")
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")] if args.pairs else PAIRS_ALL
     for s, d in pairs:
         sc, dc = tc.DataType[s], tc.DataType[d]
         x = source(s, n, rng)
         packed_dst = dc in tc._BITS
-        out = np.empty(tc._storage_bytes(dc, n), np.uint8) if packed_dst else np.empty(n, tc._DTYPE[dc])
+        out = (
+            np.empty(tc._storage_bytes(dc, n), np.uint8)
+            if packed_dst
+            else np.empty(n, tc._DTYPE[dc])
+        )
         src_c = tc.pack(x) if sc in tc._BITS else x
         out_c = np.empty_like(out)
         c_src, c_dst = src_c.ctypes.data, out_c.ctypes.data
 
-        def pkg():
+        def pkg(x=x, dc=dc, out=out, packed_dst=packed_dst):
             tc.cast(x, dc, out=out, packed=packed_dst, threads=1)
 
-        def capi():
+        def capi(c_src=c_src, sc=sc, c_dst=c_dst, dc=dc):
             if lib.tc_cast(c_src, int(sc), c_dst, int(dc), n, 1, 0, None) != 0:
                 raise RuntimeError("tc_cast failed")
 
-        def alloc():
+        def alloc(x=x, dc=dc, packed_dst=packed_dst):
             tc.cast(x, dc, packed=packed_dst, threads=1)
 
         pkg(), capi(), alloc()
@@ -107,12 +131,22 @@ def main():
             raise SystemExit(f"{s} -> {d}: the package and the C API disagree")
         tp, tcap, ta, ratios = [], [], [], []
         for _ in range(args.rounds):
-            t0 = time.perf_counter(); pkg(); t1 = time.perf_counter(); capi(); t2 = time.perf_counter()
-            tp.append(t1 - t0); tcap.append(t2 - t1); ratios.append((t1 - t0) / (t2 - t1))
+            t0 = time.perf_counter()
+            pkg()
+            t1 = time.perf_counter()
+            capi()
+            t2 = time.perf_counter()
+            tp.append(t1 - t0)
+            tcap.append(t2 - t1)
+            ratios.append((t1 - t0) / (t2 - t1))
         for _ in range(max(5, args.rounds // 4)):
-            t0 = time.perf_counter(); alloc(); ta.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            alloc()
+            ta.append(time.perf_counter() - t0)
         ns = lambda ts: statistics.median(ts) / n * 1e9  # noqa: E731
-        print(f"| {s} -> {d} | {ns(tp):.3f} | {ns(tcap):.3f} | {statistics.median(ratios):.3f} | {ns(ta):.3f} |")
+        print(
+            f"| {s} -> {d} | {ns(tp):.3f} | {ns(tcap):.3f} | {statistics.median(ratios):.3f} | {ns(ta):.3f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ import uuid
 from typing import Any, Iterator
 
 import numpy as np
-
 import tensorcast as tc
 
 #: The targets the script casts to by default (any ONNX name accepted by ``tc.cast`` works).
@@ -65,8 +64,13 @@ def as_values(bits: np.ndarray, to: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def cast_to_bits(block: np.ndarray, to: Any, saturate: bool = True, round_mode: str = "up",
-                 threads: int | None = None) -> np.ndarray:
+def cast_to_bits(
+    block: np.ndarray,
+    to: Any,
+    saturate: bool = True,
+    round_mode: str = "up",
+    threads: int | None = None,
+) -> np.ndarray:
     """Cast a block to ``to`` and return the result's bit pattern (uint8 / uint16 / ...)."""
     y = tc.cast(block, to, saturate=saturate, round_mode=round_mode, threads=threads)
     return y.view(np.dtype(f"u{y.dtype.itemsize}"))
@@ -104,22 +108,43 @@ def warm_up() -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def quantize(x, to: Any, *, saturate: bool = True, round_mode: str = "up",
-             threads: int | None = None, name: str | None = None):
+def quantize(
+    x,
+    to: Any,
+    *,
+    saturate: bool = True,
+    round_mode: str = "up",
+    threads: int | None = None,
+    name: str | None = None,
+):
     """float32 dask array -> dask array of the bit patterns of ``to`` (uint8 / uint16).
 
     ``name`` (optional) is the output's key name; by default dask derives it from the inputs,
     so the same call twice gives the same keys (and a persisted result is reused).
     """
     bd = bits_dtype(to)
-    return x.map_blocks(cast_to_bits, to=to, saturate=saturate, round_mode=round_mode,
-                        threads=threads, dtype=bd, meta=np.empty((0,) * x.ndim, bd), name=name)
+    return x.map_blocks(
+        cast_to_bits,
+        to=to,
+        saturate=saturate,
+        round_mode=round_mode,
+        threads=threads,
+        dtype=bd,
+        meta=np.empty((0,) * x.ndim, bd),
+        name=name,
+    )
 
 
 def dequantize(bits, frm: Any, *, threads: int | None = None, name: str | None = None):
     """Dask array of ``frm`` bit patterns -> float32 dask array."""
-    return bits.map_blocks(bits_to_float32, frm=frm, threads=threads, dtype=np.float32,
-                           meta=np.empty((0,) * bits.ndim, np.float32), name=name)
+    return bits.map_blocks(
+        bits_to_float32,
+        frm=frm,
+        threads=threads,
+        dtype=np.float32,
+        meta=np.empty((0,) * bits.ndim, np.float32),
+        name=name,
+    )
 
 
 def make_source(size: int, chunk: int, seed: int = 0):
@@ -135,8 +160,12 @@ def local_cluster(n_workers: int) -> Iterator[Any]:
     """A LocalCluster of ``n_workers`` single-threaded worker processes and its Client."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         client.run(warm_up)
         yield client
 
@@ -186,8 +215,13 @@ def time_baseline(x, itemsize: int, repeats: int = 3) -> float:
     bd = np.dtype(f"u{itemsize}")
 
     def run():
-        b = x.map_blocks(alloc_bits, itemsize=itemsize, dtype=bd, meta=np.empty((0,) * x.ndim, bd),
-                         name=f"alloc-bits-{uuid.uuid4().hex}").persist()
+        b = x.map_blocks(
+            alloc_bits,
+            itemsize=itemsize,
+            dtype=bd,
+            meta=np.empty((0,) * x.ndim, bd),
+            name=f"alloc-bits-{uuid.uuid4().hex}",
+        ).persist()
         wait(b)
         return b
 
@@ -198,8 +232,9 @@ def check_against_local(src: np.ndarray, to: Any, bits: np.ndarray, back: np.nda
     """True if the cluster's results are bit for bit those of a local ``tc.cast``."""
     local = tc.cast(src, to)
     local_back = tc.cast(local, np.float32)
-    return (np.array_equal(local.view(bits.dtype), bits)
-            and np.array_equal(local_back.view(np.uint32), back.view(np.uint32)))
+    return np.array_equal(local.view(bits.dtype), bits) and np.array_equal(
+        local_back.view(np.uint32), back.view(np.uint32)
+    )
 
 
 def cpu_name() -> str:
@@ -222,25 +257,51 @@ def main(argv: list[str] | None = None) -> int:
     import distributed
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--workers", type=int, nargs="+", default=[1, 2], metavar="N",
-                   help="cluster sizes to run, one after the other (default: 1 2)")
-    p.add_argument("--size", type=int, default=1 << 25,
-                   help="number of float32 elements (default: 2^25 = 128 MiB)")
-    p.add_argument("--chunk", type=int, default=1 << 22,
-                   help="elements per chunk (default: 2^22 = 16 MiB of float32)")
-    p.add_argument("--targets", nargs="+", default=list(TARGETS), metavar="TYPE",
-                   help="target types (default: %(default)s)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1, 2],
+        metavar="N",
+        help="cluster sizes to run, one after the other (default: 1 2)",
+    )
+    p.add_argument(
+        "--size",
+        type=int,
+        default=1 << 25,
+        help="number of float32 elements (default: 2^25 = 128 MiB)",
+    )
+    p.add_argument(
+        "--chunk",
+        type=int,
+        default=1 << 22,
+        help="elements per chunk (default: 2^22 = 16 MiB of float32)",
+    )
+    p.add_argument(
+        "--targets",
+        nargs="+",
+        default=list(TARGETS),
+        metavar="TYPE",
+        help="target types (default: %(default)s)",
+    )
     p.add_argument("--repeats", type=int, default=5, help="best of N (default: 5)")
-    p.add_argument("--no-check", action="store_true",
-                   help="skip the bit-for-bit comparison with a local tc.cast")
+    p.add_argument(
+        "--no-check",
+        action="store_true",
+        help="skip the bit-for-bit comparison with a local tc.cast",
+    )
     args = p.parse_args(argv)
 
     n_chunks = -(-args.size // args.chunk)
-    print(f"tensorcast {tc.__version__}, dask {dask.__version__}, distributed "
-          f"{distributed.__version__}, numpy {np.__version__}, Python {platform.python_version()}")
+    print(
+        f"tensorcast {tc.__version__}, dask {dask.__version__}, distributed "
+        f"{distributed.__version__}, numpy {np.__version__}, Python {platform.python_version()}"
+    )
     print(f"CPU: {cpu_name()}, {os.cpu_count()} logical CPUs")
-    print(f"source: {args.size:,} float32 N(0, 1) values ({args.size * 4 / 2**20:.0f} MiB) in "
-          f"{n_chunks} chunks of {args.chunk:,}")
+    print(
+        f"source: {args.size:,} float32 N(0, 1) values ({args.size * 4 / 2**20:.0f} MiB) in "
+        f"{n_chunks} chunks of {args.chunk:,}"
+    )
 
     # A local reference in this process, for scale (no scheduling, no process boundary). It
     # runs first: starting a LocalCluster sets OMP_NUM_THREADS=1 in this process too (the
@@ -250,8 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     for to in args.targets:
         t1 = _local_time(local, to, 1, args.repeats)
         tn = _local_time(local, to, None, args.repeats)
-        print(f"  {to:<14} threads=1 {t1 * 1e3:8.1f} ms   threads=None "
-              f"({tc.get_num_threads()} threads) {tn * 1e3:8.1f} ms")
+        print(
+            f"  {to:<14} threads=1 {t1 * 1e3:8.1f} ms   threads=None "
+            f"({tc.get_num_threads()} threads) {tn * 1e3:8.1f} ms"
+        )
     del local
 
     rows = []
@@ -261,20 +324,26 @@ def main(argv: list[str] | None = None) -> int:
             threads = client.run(worker_threads)
             pools = sorted({v["get_num_threads"] for v in threads.values()})
             omp = sorted({str(v["OMP_NUM_THREADS"]) for v in threads.values()})
-            print(f"\n{n} worker process(es) x 1 thread: tc.get_num_threads() in workers = "
-                  f"{pools}, OMP_NUM_THREADS = {omp}")
+            print(
+                f"\n{n} worker process(es) x 1 thread: tc.get_num_threads() in workers = "
+                f"{pools}, OMP_NUM_THREADS = {omp}"
+            )
             x = make_source(args.size, args.chunk).persist()
             distributed.wait(x)
             src = None if args.no_check else x.compute()
             t_base = time_baseline(x, 1, args.repeats)
-            print(f"  {'(baseline)':<14} the same graph, allocating uint8 output only: "
-                  f"{t_base * 1e3:8.1f} ms")
+            print(
+                f"  {'(baseline)':<14} the same graph, allocating uint8 output only: "
+                f"{t_base * 1e3:8.1f} ms"
+            )
             for to in args.targets:
                 r = time_round_trip(client, x, to, args.repeats)
                 gbs = args.size * 4 / r["to_bits_s"] / 1e9
-                line = (f"  {to:<14} float32 -> bits {r['to_bits_s'] * 1e3:8.1f} ms "
-                        f"({gbs:5.2f} GB/s of float32)   bits -> float32 "
-                        f"{r['to_float32_s'] * 1e3:8.1f} ms")
+                line = (
+                    f"  {to:<14} float32 -> bits {r['to_bits_s'] * 1e3:8.1f} ms "
+                    f"({gbs:5.2f} GB/s of float32)   bits -> float32 "
+                    f"{r['to_float32_s'] * 1e3:8.1f} ms"
+                )
                 if src is not None:
                     same = check_against_local(src, to, r["bits"].compute(), r["back"].compute())
                     ok &= same
@@ -284,11 +353,16 @@ def main(argv: list[str] | None = None) -> int:
                 del r
 
     if len(set(args.workers)) > 1:
-        print(f"\nsummary, {args.size:,} float32 in {n_chunks} chunks, best of {args.repeats} "
-              "(float32 -> bits / bits -> float32):")
+        print(
+            f"\nsummary, {args.size:,} float32 in {n_chunks} chunks, best of {args.repeats} "
+            "(float32 -> bits / bits -> float32):"
+        )
         for to in args.targets:
-            cells = [f"{n} worker(s) {tq * 1e3:.1f} / {td * 1e3:.1f} ms"
-                     for n, tt, tq, td in rows if tt == to]
+            cells = [
+                f"{n} worker(s) {tq * 1e3:.1f} / {td * 1e3:.1f} ms"
+                for n, tt, tq, td in rows
+                if tt == to
+            ]
             print(f"  {to:<14} " + ", ".join(cells))
     if not ok:
         print("MISMATCH: a cluster result differs from the local tc.cast", file=sys.stderr)

@@ -12,6 +12,7 @@ Each test states a rule of the program (tools/file_util.h, `tensorcast --help`):
 
 Usage: cli_hostile_test.py TENSORCAST WORKDIR. Needs only the Python standard library.
 """
+
 import os
 import shutil
 import signal
@@ -78,8 +79,9 @@ def read(path):
 def run(*args, env=None, stdin=None, timeout=60):
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run([CLI, *args], cwd=WORK, env=full_env, input=stdin,
-                          capture_output=True, timeout=timeout)
+    return subprocess.run(
+        [CLI, *args], cwd=WORK, env=full_env, input=stdin, capture_output=True, timeout=timeout
+    )
 
 
 def leftovers():
@@ -143,8 +145,9 @@ def split_failing_part_way_through_the_renames_restores_the_old_files():
     for case, existing in (("m", [0, 1, 2]), ("n", [0])):
         for i in existing:
             write(f"{case}_{i}.npy", f"OLD{i}\n".encode())
-        proc = run("split", "--num-outputs", "3", src, case,
-                   env={"TENSORCAST_TEST_FAULT": "commit:2:eio"})
+        proc = run(
+            "split", "--num-outputs", "3", src, case, env={"TENSORCAST_TEST_FAULT": "commit:2:eio"}
+        )
         expect_error(proc, 1, f"{case}_2.npy", "unchanged")
         for i in range(3):
             path = os.path.join(WORK, f"{case}_{i}.npy")
@@ -159,8 +162,9 @@ def split_failing_part_way_through_the_renames_restores_the_old_files():
 def out_of_memory_while_writing_leaves_no_temporary_file():
     src = write("in.npy", f32_npy([1, 2, 3, 4]))
     write("o_0.npy", b"OLD\n")
-    proc = run("split", "--num-outputs", "2", src, "o",
-               env={"TENSORCAST_TEST_FAULT": "stage:1:enomem"})
+    proc = run(
+        "split", "--num-outputs", "2", src, "o", env={"TENSORCAST_TEST_FAULT": "stage:1:enomem"}
+    )
     expect_error(proc, 1, "out of memory while writing", "o_")
     check(read(os.path.join(WORK, "o_0.npy")) == b"OLD\n", "o_0.npy was changed")
     check(not os.path.exists(os.path.join(WORK, "o_1.npy")), "o_1.npy was written")
@@ -249,9 +253,13 @@ def out_of_memory_names_the_step_and_the_file():
         raise Skipped("AddressSanitizer reserves more address space than the limit allows")
     count = 1 << 25
     src = write("big.npy", npy_bytes("<f4", [count], b"\x00\x00\x00\x3f" * count))
-    limit = "ulimit -v 327680; exec \"$0\" \"$@\""
-    proc = subprocess.run(["sh", "-c", limit, CLI, "cast", "--to", "DOUBLE", src, "big_out.npy"],
-                          cwd=WORK, capture_output=True, timeout=120)
+    limit = 'ulimit -v 327680; exec "$0" "$@"'
+    proc = subprocess.run(
+        ["sh", "-c", limit, CLI, "cast", "--to", "DOUBLE", src, "big_out.npy"],
+        cwd=WORK,
+        capture_output=True,
+        timeout=120,
+    )
     expect_error(proc, 1, "out of memory while", "DOUBLE")
     check(not os.path.exists(os.path.join(WORK, "big_out.npy")), "an output appeared")
 
@@ -296,8 +304,14 @@ def signals_leave_no_temporary_file_and_restore_old_outputs():
         for sig in (signal.SIGINT, signal.SIGTERM):
             write("g_0.npy", b"OLD0\n")
             write("g_1.npy", b"OLD1\n")
-            proc = run("split", "--num-outputs", "3", src, "g",
-                       env={"TENSORCAST_TEST_FAULT": f"{point}:{int(sig)}"})
+            proc = run(
+                "split",
+                "--num-outputs",
+                "3",
+                src,
+                "g",
+                env={"TENSORCAST_TEST_FAULT": f"{point}:{int(sig)}"},
+            )
             check(proc.returncode == -sig, f"{point} {sig!r}: exit {proc.returncode}")
             check(not leftovers(), f"{point} {sig!r}: left {leftovers()}")
             check(read(os.path.join(WORK, "g_0.npy")) == b"OLD0\n", f"{point}: g_0 changed")
@@ -308,9 +322,13 @@ def signals_leave_no_temporary_file_and_restore_old_outputs():
 @test
 def file_size_limit_leaves_no_temporary_file():
     src = write("in.npy", f32_npy([0.25] * 65536))
-    limit = "ulimit -f 64; exec \"$0\" \"$@\""  # 64 KiB: the DOUBLE output needs 512 KiB
-    proc = subprocess.run(["sh", "-c", limit, CLI, "cast", "--to", "DOUBLE", src, "fsz.npy"],
-                          cwd=WORK, capture_output=True, timeout=60)
+    limit = 'ulimit -f 64; exec "$0" "$@"'  # 64 KiB: the DOUBLE output needs 512 KiB
+    proc = subprocess.run(
+        ["sh", "-c", limit, CLI, "cast", "--to", "DOUBLE", src, "fsz.npy"],
+        cwd=WORK,
+        capture_output=True,
+        timeout=60,
+    )
     check(proc.returncode != 0, "the write did not fail")
     check(not leftovers(), f"temporary files left: {leftovers()}")
     check(not os.path.exists(os.path.join(WORK, "fsz.npy")), "a partial output appeared")

@@ -34,7 +34,8 @@
 #                              (default 60) on their seed corpora; prints the execution counts
 #   tools/dev.sh build         install what is missing, build only
 #   tools/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
-#                              C/C++ file git tracks (CI runs it); `format` rewrites them
+#                              C/C++ file git tracks, then ruff format --check and ruff check
+#                              over the Python files (CI runs it); `format` rewrites them
 #   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
 #                              numpy, pyarrow and matplotlib from PyPI into build/peers-venv if
 #                              missing, and the Python package (pip install .), run
@@ -207,6 +208,25 @@ format_check() {
   fi
   format_files | xargs clang-format --dry-run --Werror
   echo "clang-format: $(format_files | wc -l) files match .clang-format"
+  local ruff
+  ruff=$(ruff_path)
+  "$ruff" format --check .
+  "$ruff" check .
+}
+
+# Python style: ruff, pinned (its formatting changes between versions), from PyPI into a
+# venv of its own (build/lint-venv); the rules are pyproject.toml's [tool.ruff]. Prints the
+# path of the ruff executable.
+ruff_path() {
+  local ruff_version=0.17.6 lint=build/lint-venv
+  if [[ "$("$lint/bin/ruff" --version 2>/dev/null)" != "ruff $ruff_version" ]]; then
+    packages=(python3 python3-venv)
+    install_missing >&2
+    rm -rf "$lint"
+    python3 -m venv "$lint" >&2
+    "$lint/bin/pip" install --quiet --disable-pip-version-check "ruff==$ruff_version" >&2
+  fi
+  echo "$lint/bin/ruff"
 }
 
 # Peer benchmark: tensorcast (C API via ctypes) vs ONNX Runtime, pyarrow, ml_dtypes and numpy.
@@ -235,7 +255,7 @@ case "$cmd" in
   test-tsan) test_tsan "$@" ;;
   test-python) test_python "$@" ;;
   fuzz) fuzz "$@" ;;
-  format) format_files | xargs clang-format -i ;;
+  format) format_files | xargs clang-format -i && "$(ruff_path)" format . && "$(ruff_path)" check --fix . ;;
   peers) peers "$@" ;;
   *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [seconds] | build | format-check | format | peers [args]" >&2
      exit 2 ;;

@@ -88,16 +88,30 @@ _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
 # ONNX code -> the numpy / ml_dtypes dtype of a result (sub-byte types unpacked).
 _DTYPE = {
-    1: np.dtype(np.float32), 2: np.dtype(np.uint8), 3: np.dtype(np.int8),
-    4: np.dtype(np.uint16), 5: np.dtype(np.int16), 6: np.dtype(np.int32),
-    7: np.dtype(np.int64), 9: np.dtype(np.bool_), 10: np.dtype(np.float16),
-    11: np.dtype(np.float64), 12: np.dtype(np.uint32), 13: np.dtype(np.uint64),
-    14: np.dtype(np.complex64), 15: np.dtype(np.complex128),
-    16: np.dtype(ml_dtypes.bfloat16), 17: np.dtype(ml_dtypes.float8_e4m3fn),
-    18: np.dtype(ml_dtypes.float8_e4m3fnuz), 19: np.dtype(ml_dtypes.float8_e5m2),
-    20: np.dtype(ml_dtypes.float8_e5m2fnuz), 21: np.dtype(ml_dtypes.uint4),
-    22: np.dtype(ml_dtypes.int4), 23: np.dtype(ml_dtypes.float4_e2m1fn),
-    24: np.dtype(ml_dtypes.float8_e8m0fnu), 25: np.dtype(ml_dtypes.uint2),
+    1: np.dtype(np.float32),
+    2: np.dtype(np.uint8),
+    3: np.dtype(np.int8),
+    4: np.dtype(np.uint16),
+    5: np.dtype(np.int16),
+    6: np.dtype(np.int32),
+    7: np.dtype(np.int64),
+    9: np.dtype(np.bool_),
+    10: np.dtype(np.float16),
+    11: np.dtype(np.float64),
+    12: np.dtype(np.uint32),
+    13: np.dtype(np.uint64),
+    14: np.dtype(np.complex64),
+    15: np.dtype(np.complex128),
+    16: np.dtype(ml_dtypes.bfloat16),
+    17: np.dtype(ml_dtypes.float8_e4m3fn),
+    18: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    19: np.dtype(ml_dtypes.float8_e5m2),
+    20: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    21: np.dtype(ml_dtypes.uint4),
+    22: np.dtype(ml_dtypes.int4),
+    23: np.dtype(ml_dtypes.float4_e2m1fn),
+    24: np.dtype(ml_dtypes.float8_e8m0fnu),
+    25: np.dtype(ml_dtypes.uint2),
     26: np.dtype(ml_dtypes.int2),
 }
 # Scalar type -> ONNX code. Keyed by the type, never by dtype.str: ml_dtypes types share
@@ -120,12 +134,18 @@ _BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2}
 _UNPACKED_AS = {21: 2, 22: 2, 23: 2, 25: 2, 26: 2}  # UINT8
 _PACKED_AS = {21: 21, 22: 21, 23: 21, 25: 25, 26: 25}  # UINT4, UINT2
 # The unsigned type of each itemsize, to set bit patterns (the all-zero code of a null slot).
-_BITS_VIEW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-              8: np.dtype(np.uint64)}
+_BITS_VIEW = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
 
 # Native dtypes of one byte or more (the fast path of cast) -> ONNX code, and the targets
 # whose numpy dtype holds the library's storage as is.
-_PLAIN_SOURCE = {dt: code for code, dt in _DTYPE.items() if code not in (14, 15, 21, 22, 23, 25, 26)}
+_PLAIN_SOURCE = {
+    dt: code for code, dt in _DTYPE.items() if code not in (14, 15, 21, 22, 23, 25, 26)
+}
 _PLAIN_TARGET = frozenset(_PLAIN_SOURCE.values())
 
 _ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
@@ -189,7 +209,9 @@ def _round_mode(round_mode: str) -> int:
     try:
         return _ROUND_MODES[round_mode]
     except (KeyError, TypeError):
-        raise ValueError(f"round_mode must be 'up', 'down' or 'nearest', not {round_mode!r}") from None
+        raise ValueError(
+            f"round_mode must be 'up', 'down' or 'nearest', not {round_mode!r}"
+        ) from None
 
 
 def _threads(threads: Optional[int]) -> int:
@@ -282,13 +304,16 @@ def _pyarrow() -> Any:
     if _pyarrow_module is None:
         try:
             import pyarrow
+
             _pyarrow_module = pyarrow
         except ImportError:
             _pyarrow_module = False
     return _pyarrow_module or None
 
 
-def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int, threads: int) -> None:
+def _parse_texts(
+    x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int, threads: int
+) -> None:
     """Texts of a numpy array (str_, bytes_, StringDType, object of str/bytes) -> numbers.
 
     str_ and bytes_ arrays are read from their buffer (trailing NULs are padding, as numpy
@@ -315,12 +340,15 @@ def _parse_texts(x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int
                     arr = arr.combine_chunks()
             except (pa.ArrowException, TypeError, ValueError):
                 arr = None
-            if not isinstance(arr, pa.Array) or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            if not isinstance(arr, pa.Array) or not (
+                pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+            ):
                 arr = None
         if arr is not None:
             offsets, width, data, validity = _arrow_string_buffers(pa, arr)
-            err = _ext.cast_from_arrow_strings(offsets, width, data, validity, arr.offset, n, target, dst,
-                                               False, sat, rm, threads)
+            err = _ext.cast_from_arrow_strings(
+                offsets, width, data, validity, arr.offset, n, target, dst, False, sat, rm, threads
+            )
         else:
             if kind == "T":
                 texts = texts.astype(object)
@@ -357,7 +385,9 @@ def _check_out(out: Any, shape: tuple, dtype: np.dtype) -> np.ndarray:
     return out
 
 
-def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> np.ndarray:
+def _cast_numpy(
+    x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int
+) -> np.ndarray:
     src = _CODE_OF_TYPE.get(x.dtype.type)
     if src is None or src in (14, 15):
         if x.dtype.kind in "US" or (x.dtype.kind == "T"):
@@ -370,7 +400,9 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
     # The result array, or the caller's (written in place when C-contiguous).
     if packed:
         if dst not in _BITS:
-            raise ValueError(f"packed=True needs a packed target type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(dst)}")
+            raise ValueError(
+                f"packed=True needs a packed target type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(dst)}"
+            )
         res_shape: tuple = (_storage_bytes(dst, n),)
         res_dtype = np.dtype(np.uint8)
     else:
@@ -381,7 +413,11 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
         _check_out(out, res_shape, res_dtype)
         if out.flags.c_contiguous and dst != _STRING and not np.may_share_memory(out, x):
             direct = out
-    result = direct if direct is not None else (None if dst == _STRING else np.empty(res_shape, res_dtype))
+    result = (
+        direct
+        if direct is not None
+        else (None if dst == _STRING else np.empty(res_shape, res_dtype))
+    )
 
     if dst == _STRING:
         if src == _STRING:
@@ -431,8 +467,18 @@ def _cast_numpy(x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: b
 # ---------------------------------------------------------------------------------------
 
 _ARROW_NUMERIC = {
-    "int8": 3, "int16": 5, "int32": 6, "int64": 7, "uint8": 2, "uint16": 4, "uint32": 12,
-    "uint64": 13, "halffloat": 10, "float": 1, "double": 11, "bool": 9,
+    "int8": 3,
+    "int16": 5,
+    "int32": 6,
+    "int64": 7,
+    "uint8": 2,
+    "uint16": 4,
+    "uint32": 12,
+    "uint64": 13,
+    "halffloat": 10,
+    "float": 1,
+    "double": 11,
+    "bool": 9,
 }
 
 
@@ -442,9 +488,19 @@ def _is_arrow(x: Any) -> bool:
 
 def _arrow_type(pa: Any, code: int) -> Any:
     return {
-        1: pa.float32(), 2: pa.uint8(), 3: pa.int8(), 4: pa.uint16(), 5: pa.int16(),
-        6: pa.int32(), 7: pa.int64(), 8: pa.string(), 9: pa.bool_(), 10: pa.float16(),
-        11: pa.float64(), 12: pa.uint32(), 13: pa.uint64(),
+        1: pa.float32(),
+        2: pa.uint8(),
+        3: pa.int8(),
+        4: pa.uint16(),
+        5: pa.int16(),
+        6: pa.int32(),
+        7: pa.int64(),
+        8: pa.string(),
+        9: pa.bool_(),
+        10: pa.float16(),
+        11: pa.float64(),
+        12: pa.uint32(),
+        13: pa.uint64(),
     }.get(code)
 
 
@@ -463,7 +519,11 @@ def _arrow_string_buffers(pa: Any, arr: Any) -> tuple:
     bufs = arr.buffers()
     width = 8 if pa.types.is_large_string(arr.type) else 4
     offsets = np.frombuffer(bufs[1], np.uint8) if bufs[1] is not None else np.zeros(width, np.uint8)
-    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    data = (
+        np.frombuffer(bufs[2], np.uint8)
+        if bufs[2] is not None and bufs[2].size
+        else np.zeros(1, np.uint8)
+    )
     validity = np.frombuffer(bufs[0], np.uint8) if bufs[0] is not None and arr.null_count else None
     return offsets, width, data, validity
 
@@ -475,11 +535,15 @@ def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
     return np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
+def _cast_arrow(
+    arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int
+) -> Any:
     import pyarrow as pa
 
     if packed and dst not in _BITS:
-        raise ValueError(f"packed=True needs a packed target type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(dst)}")
+        raise ValueError(
+            f"packed=True needs a packed target type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(dst)}"
+        )
     if isinstance(arr, pa.ChunkedArray):
         if out is not None:
             raise ValueError("out= is not supported for a pyarrow ChunkedArray")
@@ -493,7 +557,7 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
                 message = str(e)
                 prefix = f"element {e.index}"
                 if message.startswith(prefix):
-                    message = f"element {e.index + base}" + message[len(prefix):]
+                    message = f"element {e.index + base}" + message[len(prefix) :]
                 raise CastError(message, e.index + base, e.text) from None
             base += len(chunk)
         pa_type = None if packed else _arrow_type(pa, dst)
@@ -514,7 +578,15 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
 
     if src == _STRING and dst == _STRING:
         if pa_type is None:
-            return _cast_numpy(np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object), dst, sat, rm, out, packed, threads)
+            return _cast_numpy(
+                np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object),
+                dst,
+                sat,
+                rm,
+                out,
+                packed,
+                threads,
+            )
         return arr
     if src == _STRING:
         offsets, width, data, validity = _arrow_string_buffers(pa, arr)
@@ -523,8 +595,14 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
         # would be mapped (and page-faulted) anew on every call.
         pool_buffer = None
         if packed:
-            res = np.empty(_storage_bytes(dst, n), np.uint8) if out is None else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
-        elif pa_type is not None and valid is None and dst != 9 and n > 0:  # Arrow booleans are bits
+            res = (
+                np.empty(_storage_bytes(dst, n), np.uint8)
+                if out is None
+                else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
+            )
+        elif (
+            pa_type is not None and valid is None and dst != 9 and n > 0
+        ):  # Arrow booleans are bits
             pool_buffer = pa.allocate_buffer(n * _DTYPE[dst].itemsize)
             res = np.frombuffer(pool_buffer, _DTYPE[dst], count=n)
         else:
@@ -534,8 +612,9 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
             target = np.empty(_storage_bytes(dst, n), np.uint8)
         else:
             target = work
-        err = _ext.cast_from_arrow_strings(offsets, width, data, validity, arr.offset, n, target, dst,
-                                           True, sat, rm, threads)
+        err = _ext.cast_from_arrow_strings(
+            offsets, width, data, validity, arr.offset, n, target, dst, True, sat, rm, threads
+        )
         if err is not None:
             code, message, index = err
             if code == 3:
@@ -555,7 +634,11 @@ def _cast_arrow(arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, 
         else:
             dt = _DTYPE[src]
             data_buf = arr.buffers()[1]
-            np_in = np.frombuffer(data_buf, dtype=dt, count=n, offset=arr.offset * dt.itemsize) if n else np.empty((0,), dt)
+            np_in = (
+                np.frombuffer(data_buf, dtype=dt, count=n, offset=arr.offset * dt.itemsize)
+                if n
+                else np.empty((0,), dt)
+            )
         if dst == _STRING:
             if pa_type is None:
                 return _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
@@ -597,8 +680,12 @@ def _numbers_to_arrow_strings(pa: Any, np_in: np.ndarray, src: int, arr: Any, th
     validity = None
     if valid is not None:
         validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(pa_type, n, [validity, pa.py_buffer(offsets), pa.py_buffer(data[:used])],
-                                 null_count=arr.null_count)
+    return pa.Array.from_buffers(
+        pa_type,
+        n,
+        [validity, pa.py_buffer(offsets), pa.py_buffer(data[:used])],
+        null_count=arr.null_count,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -606,8 +693,16 @@ def _numbers_to_arrow_strings(pa: Any, np_in: np.ndarray, src: int, arr: Any, th
 # ---------------------------------------------------------------------------------------
 
 
-def cast(x: Any, to: TypeLike, *, saturate: bool = True, round_mode: str = "up", out: Optional[np.ndarray] = None,
-         packed: bool = False, threads: Optional[int] = None) -> Any:
+def cast(
+    x: Any,
+    to: TypeLike,
+    *,
+    saturate: bool = True,
+    round_mode: str = "up",
+    out: Optional[np.ndarray] = None,
+    packed: bool = False,
+    threads: Optional[int] = None,
+) -> Any:
     """ONNX Cast of `x` to the element type `to`.
 
     x: a numpy array (any numeric or ml_dtypes dtype, any strides, any byte order; str_,
@@ -666,34 +761,55 @@ def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, thre
     # Series has __array__ and __arrow_c_stream__) is read as numpy, which its users expect.
     if _is_arrow(x):
         return _cast_arrow(x, dst, sat, rm, out, packed, threads)
-    stream = hasattr(x, "__arrow_c_stream__") and not (hasattr(x, "__array__") or hasattr(x, "__dlpack__"))
+    stream = hasattr(x, "__arrow_c_stream__") and not (
+        hasattr(x, "__array__") or hasattr(x, "__dlpack__")
+    )
     if hasattr(x, "__arrow_c_array__") or stream:
         try:
             import pyarrow as pa
         except ImportError:
-            raise TypeError("x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
-                            "installed") from None
+            raise TypeError(
+                "x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
+                "installed"
+            ) from None
         arr = pa.array(x) if hasattr(x, "__arrow_c_array__") else pa.chunked_array(x)
         return _cast_arrow(arr, dst, sat, rm, out, packed, threads)
     return _cast_numpy(_as_array(x), dst, sat, rm, out, packed, threads)
 
 
-def cast_like(x: Any, like: Any, *, saturate: bool = True, round_mode: str = "up",
-              out: Optional[np.ndarray] = None, packed: bool = False, threads: Optional[int] = None) -> Any:
+def cast_like(
+    x: Any,
+    like: Any,
+    *,
+    saturate: bool = True,
+    round_mode: str = "up",
+    out: Optional[np.ndarray] = None,
+    packed: bool = False,
+    threads: Optional[int] = None,
+) -> Any:
     """ONNX CastLike: cast(x, the element type of `like`). `like` is an array (numpy,
     pyarrow) whose values and shape are not used, or anything `to` of cast() accepts."""
     if isinstance(like, np.ndarray):
         code = _code_of_dtype(like.dtype, "like") if like.dtype.kind not in "UST" else _STRING
     elif _is_arrow(like):
         import pyarrow as pa
+
         code = _arrow_code(pa, like.type)
     else:
         code = _type_code(like, "like")
-    return cast(x, code, saturate=saturate, round_mode=round_mode, out=out, packed=packed, threads=threads)
+    return cast(
+        x, code, saturate=saturate, round_mode=round_mode, out=out, packed=packed, threads=threads
+    )
 
 
-def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_outputs: Optional[int] = None,
-          threads: Optional[int] = None) -> List[np.ndarray]:
+def split(
+    x: Any,
+    split: Optional[Sequence[int]] = None,
+    *,
+    axis: int = 0,
+    num_outputs: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> List[np.ndarray]:
     """ONNX Split (opset 18): x cut along `axis` into parts of the sizes `split` (ONNX sizes
     that sum to the axis length, not numpy's cut indices), or into `num_outputs` parts of
     ceil(d / num_outputs) elements, the last non-empty part taking the rest. Returns a list
@@ -704,7 +820,9 @@ def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_o
         raise ValueError("split: x has rank 0")
     if split is not None:
         split = [int(s) for s in split]
-    if num_outputs is not None and (isinstance(num_outputs, bool) or not isinstance(num_outputs, int)):
+    if num_outputs is not None and (
+        isinstance(num_outputs, bool) or not isinstance(num_outputs, int)
+    ):
         raise TypeError(f"num_outputs must be an integer, not {num_outputs!r}")
     shape = [int(d) for d in x.shape]
     sizes = _ext.split_sizes(shape, int(axis), split, -1 if num_outputs is None else num_outputs)
@@ -717,7 +835,9 @@ def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_o
     for size in sizes:
         part_shape = list(shape)
         part_shape[a] = size
-        outputs.append(np.empty(part_shape, x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")))
+        outputs.append(
+            np.empty(part_shape, x.dtype if x.dtype.isnative else x.dtype.newbyteorder("="))
+        )
     code = _CODE_OF_TYPE.get(x.dtype.type)
     if code is None or code == _STRING:
         # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
@@ -728,7 +848,9 @@ def split(x: Any, split: Optional[Sequence[int]] = None, *, axis: int = 0, num_o
     src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("=")))
     # The library's Split takes every type (complex included); unpacked sub-byte elements
     # are one byte each here, so they move as UINT8.
-    err = _ext.split(src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, outputs, nthreads)
+    err = _ext.split(
+        src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, outputs, nthreads
+    )
     if err is not None:
         _raise(err)
     return outputs
@@ -741,7 +863,9 @@ def pack(x: Any) -> np.ndarray:
     x = _as_array(x)
     code = _CODE_OF_TYPE.get(x.dtype.type)
     if code not in _BITS:
-        raise TypeError(f"pack: x must be an ml_dtypes int4, uint4, int2, uint2 or float4_e2m1fn array, not {x.dtype}")
+        raise TypeError(
+            f"pack: x must be an ml_dtypes int4, uint4, int2, uint2 or float4_e2m1fn array, not {x.dtype}"
+        )
     return _pack_flat(np.ascontiguousarray(x).reshape(-1), code)
 
 
@@ -750,14 +874,22 @@ def unpack(buf: Any, dtype: TypeLike, count: int) -> np.ndarray:
     UINT4, FLOAT4E2M1, INT2, UINT2 in any spelling cast() accepts)."""
     code = _type_code(dtype, "dtype")
     if code not in _BITS:
-        raise TypeError(f"unpack: dtype must be a packed type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(code)}")
+        raise TypeError(
+            f"unpack: dtype must be a packed type (INT4, UINT4, FLOAT4E2M1, INT2, UINT2), not {_ext.type_name(code)}"
+        )
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
         raise ValueError(f"unpack: count must be an integer >= 0, not {count!r}")
     count = int(count)
-    raw = np.frombuffer(buf, np.uint8) if not isinstance(buf, np.ndarray) else np.ascontiguousarray(buf).reshape(-1).view(np.uint8)
+    raw = (
+        np.frombuffer(buf, np.uint8)
+        if not isinstance(buf, np.ndarray)
+        else np.ascontiguousarray(buf).reshape(-1).view(np.uint8)
+    )
     need = _storage_bytes(code, count)
     if raw.shape[0] < need:
-        raise ValueError(f"unpack: {count} elements of {_ext.type_name(code)} need {need} bytes, buf has {raw.shape[0]}")
+        raise ValueError(
+            f"unpack: {count} elements of {_ext.type_name(code)} need {need} bytes, buf has {raw.shape[0]}"
+        )
     out = np.empty((count,), _DTYPE[code])
     _unpack_into(raw, code, out)
     return out
@@ -774,4 +906,3 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """The number of threads calls with threads=None may use."""
     return int(_ext.get_num_threads())
-

@@ -14,7 +14,6 @@ import ml_dtypes
 import numpy as np
 import onnx
 import pytest
-
 import tensorcast as tc
 
 DT = tc.DataType
@@ -22,22 +21,45 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # The dtype of a result, per target (the API's table).
 RESULT_DTYPE = {
-    DT.FLOAT: np.float32, DT.UINT8: np.uint8, DT.INT8: np.int8, DT.UINT16: np.uint16,
-    DT.INT16: np.int16, DT.INT32: np.int32, DT.INT64: np.int64, DT.BOOL: np.bool_,
-    DT.FLOAT16: np.float16, DT.DOUBLE: np.float64, DT.UINT32: np.uint32, DT.UINT64: np.uint64,
-    DT.BFLOAT16: ml_dtypes.bfloat16, DT.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn,
-    DT.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz, DT.FLOAT8E5M2: ml_dtypes.float8_e5m2,
-    DT.FLOAT8E5M2FNUZ: ml_dtypes.float8_e5m2fnuz, DT.UINT4: ml_dtypes.uint4,
-    DT.INT4: ml_dtypes.int4, DT.FLOAT4E2M1: ml_dtypes.float4_e2m1fn,
-    DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu, DT.UINT2: ml_dtypes.uint2, DT.INT2: ml_dtypes.int2,
+    DT.FLOAT: np.float32,
+    DT.UINT8: np.uint8,
+    DT.INT8: np.int8,
+    DT.UINT16: np.uint16,
+    DT.INT16: np.int16,
+    DT.INT32: np.int32,
+    DT.INT64: np.int64,
+    DT.BOOL: np.bool_,
+    DT.FLOAT16: np.float16,
+    DT.DOUBLE: np.float64,
+    DT.UINT32: np.uint32,
+    DT.UINT64: np.uint64,
+    DT.BFLOAT16: ml_dtypes.bfloat16,
+    DT.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn,
+    DT.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+    DT.FLOAT8E5M2: ml_dtypes.float8_e5m2,
+    DT.FLOAT8E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+    DT.UINT4: ml_dtypes.uint4,
+    DT.INT4: ml_dtypes.int4,
+    DT.FLOAT4E2M1: ml_dtypes.float4_e2m1fn,
+    DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu,
+    DT.UINT2: ml_dtypes.uint2,
+    DT.INT2: ml_dtypes.int2,
 }
 NUMERIC = list(RESULT_DTYPE)
 PACKED_BITS = {DT.UINT4: 4, DT.INT4: 4, DT.FLOAT4E2M1: 4, DT.UINT2: 2, DT.INT2: 2}
-ML_NAMES = {DT.BFLOAT16: "bfloat16", DT.FLOAT8E4M3FN: "float8_e4m3fn",
-            DT.FLOAT8E4M3FNUZ: "float8_e4m3fnuz", DT.FLOAT8E5M2: "float8_e5m2",
-            DT.FLOAT8E5M2FNUZ: "float8_e5m2fnuz", DT.UINT4: "uint4", DT.INT4: "int4",
-            DT.FLOAT4E2M1: "float4_e2m1fn", DT.FLOAT8E8M0: "float8_e8m0fnu",
-            DT.UINT2: "uint2", DT.INT2: "int2"}
+ML_NAMES = {
+    DT.BFLOAT16: "bfloat16",
+    DT.FLOAT8E4M3FN: "float8_e4m3fn",
+    DT.FLOAT8E4M3FNUZ: "float8_e4m3fnuz",
+    DT.FLOAT8E5M2: "float8_e5m2",
+    DT.FLOAT8E5M2FNUZ: "float8_e5m2fnuz",
+    DT.UINT4: "uint4",
+    DT.INT4: "int4",
+    DT.FLOAT4E2M1: "float4_e2m1fn",
+    DT.FLOAT8E8M0: "float8_e8m0fnu",
+    DT.UINT2: "uint2",
+    DT.INT2: "int2",
+}
 
 
 def bits(a):
@@ -92,6 +114,7 @@ def test_version_equals_the_library_version():
     assert tc.__version__ == m.group(1)
     assert re.fullmatch(r"\d+\.\d+\.\d+", tc.__version__)
     from importlib.metadata import version
+
     assert version("tensorcast") == m.group(1)
 
 
@@ -106,22 +129,29 @@ def test_cast_error_is_a_value_error():
 
 def spellings(t):
     name = t.name
-    out = [t, int(t), name, name.lower(), name.capitalize(), "tensor(%s)" % name.lower(),
-           "tensor(%s)" % name]
+    out = [
+        t,
+        int(t),
+        name,
+        name.lower(),
+        name.capitalize(),
+        "tensor(%s)" % name.lower(),
+        "tensor(%s)" % name,
+    ]
     dt = RESULT_DTYPE.get(t)
     if dt is not None:
         out += [dt, np.dtype(dt)]
         if t in ML_NAMES:
             out += [ML_NAMES[t], getattr(ml_dtypes, ML_NAMES[t])]
         else:
-            out.append(np.dtype(dt).name)           # "float16", "int8", "bool", ...
+            out.append(np.dtype(dt).name)  # "float16", "int8", "bool", ...
     return out
 
 
 @pytest.mark.parametrize("t", NUMERIC, ids=[t.name for t in NUMERIC])
 def test_every_spelling_of_to_gives_the_same_result(t):
     x = np.array([[1.0, 1.0], [1.0, 1.0]], np.float32)
-    want = x.astype(RESULT_DTYPE[t])             # 1.0 is exact in every type
+    want = x.astype(RESULT_DTYPE[t])  # 1.0 is exact in every type
     if t == DT.FLOAT8E8M0:
         assert int(want.view(np.uint8)[0, 0]) == 0x7F
     for s in spellings(t):
@@ -148,17 +178,34 @@ def test_onnx_names_first():
     assert tc.cast(np.array([1.0], np.float32), "bool").dtype == np.bool_
 
 
-@pytest.mark.parametrize("bad", [np.complex64, np.complex128, np.dtype(np.complex64),
-                                 DT.COMPLEX64, DT.COMPLEX128, 14, 15, "complex64",
-                                 "COMPLEX128", "tensor(complex64)", np.dtype("M8[s]"),
-                                 np.dtype("V4")], ids=str)
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.complex64,
+        np.complex128,
+        np.dtype(np.complex64),
+        DT.COMPLEX64,
+        DT.COMPLEX128,
+        14,
+        15,
+        "complex64",
+        "COMPLEX128",
+        "tensor(complex64)",
+        np.dtype("M8[s]"),
+        np.dtype("V4"),
+    ],
+    ids=str,
+)
 def test_unsupported_to_is_a_type_error(bad):
     with pytest.raises(TypeError):
         tc.cast(np.zeros(3, np.float32), bad)
 
 
-@pytest.mark.parametrize("bad", ["float7", "nope", "", "tensor(float7)", 0, 27, 99, -1,
-                                 "FLOAT6E2M3", "UNDEFINED"], ids=repr)
+@pytest.mark.parametrize(
+    "bad",
+    ["float7", "nope", "", "tensor(float7)", 0, 27, 99, -1, "FLOAT6E2M3", "UNDEFINED"],
+    ids=repr,
+)
 def test_unknown_to_is_a_value_error(bad):
     with pytest.raises(ValueError):
         tc.cast(np.zeros(3, np.float32), bad)
@@ -199,20 +246,55 @@ def test_readme_example_float8():
 
 def test_conformance_vector_float8_saturate():
     # docs/semantics.md 5.2
-    x = np.array([0.47892547, 0.48033667, 0.49968487, 0.81910545, 0.47031248, 0.7229038, 1e6,
-                  1e-7, np.nan, np.inf, np.inf, -np.inf, -1e-7, 1e-7, -1e6], np.float32)
-    want = [0x2F, 0x2F, 0x30, 0x35, 0x2F, 0x34, 0x7E, 0x00, 0x7F, 0x7E, 0x7E, 0xFE, 0x80, 0x00,
-            0xFE]
+    x = np.array(
+        [
+            0.47892547,
+            0.48033667,
+            0.49968487,
+            0.81910545,
+            0.47031248,
+            0.7229038,
+            1e6,
+            1e-7,
+            np.nan,
+            np.inf,
+            np.inf,
+            -np.inf,
+            -1e-7,
+            1e-7,
+            -1e6,
+        ],
+        np.float32,
+    )
+    want = [
+        0x2F,
+        0x2F,
+        0x30,
+        0x35,
+        0x2F,
+        0x34,
+        0x7E,
+        0x00,
+        0x7F,
+        0x7E,
+        0x7E,
+        0xFE,
+        0x80,
+        0x00,
+        0xFE,
+    ]
     assert bits(tc.cast(x, DT.FLOAT8E4M3FN, saturate=True)).tolist() == want
 
 
 def test_saturate_special_table():
     # docs/semantics.md 5.2, "Special values, saturate 1 / 0"
     x = np.array([np.inf, -np.inf, 1e9, -1e9], np.float32)
-    table = {DT.FLOAT8E4M3FN: ([0x7E, 0xFE] * 2, [0x7F, 0xFF] * 2),
-             DT.FLOAT8E4M3FNUZ: ([0x7F, 0xFF] * 2, [0x80] * 4),
-             DT.FLOAT8E5M2: ([0x7B, 0xFB] * 2, [0x7C, 0xFC] * 2),
-             DT.FLOAT8E5M2FNUZ: ([0x7F, 0xFF] * 2, [0x80] * 4)}
+    table = {
+        DT.FLOAT8E4M3FN: ([0x7E, 0xFE] * 2, [0x7F, 0xFF] * 2),
+        DT.FLOAT8E4M3FNUZ: ([0x7F, 0xFF] * 2, [0x80] * 4),
+        DT.FLOAT8E5M2: ([0x7B, 0xFB] * 2, [0x7C, 0xFC] * 2),
+        DT.FLOAT8E5M2FNUZ: ([0x7F, 0xFF] * 2, [0x80] * 4),
+    }
     for t, (sat, nosat) in table.items():
         assert bits(tc.cast(x, t, saturate=True)).tolist() == sat, t
         assert bits(tc.cast(x, t, saturate=False)).tolist() == nosat, t
@@ -224,7 +306,9 @@ def test_e8m0_round_modes_examples():
     assert bits(tc.cast(x, DT.FLOAT8E8M0)).tolist() == [0x7C, 0x7D, 0x80, 0x81, 0x82]
     y = np.array([1.4999999, 1.5, 3.0], np.float32)
     assert bits(tc.cast(y, DT.FLOAT8E8M0, round_mode="nearest")).tolist() == [0x7F, 0x80, 0x81]
-    assert bits(tc.cast(np.array([1.9], np.float32), DT.FLOAT8E8M0, round_mode="down")).tolist() == [0x7F]
+    assert bits(
+        tc.cast(np.array([1.9], np.float32), DT.FLOAT8E8M0, round_mode="down")
+    ).tolist() == [0x7F]
     z = np.array([0.0, np.inf], np.float32)
     assert bits(tc.cast(z, DT.FLOAT8E8M0, saturate=True)).tolist() == [0x00, 0xFE]
     assert bits(tc.cast(z, DT.FLOAT8E8M0, saturate=False)).tolist() == [0xFF, 0xFF]
@@ -267,19 +351,43 @@ def test_bool_target_and_source():
 # Every source dtype
 # ---------------------------------------------------------------------------------------
 
-SOURCES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-           np.uint64, np.float16, np.float32, np.float64, ml_dtypes.bfloat16,
-           ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
-           ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e8m0fnu, ml_dtypes.float4_e2m1fn,
-           ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2]
+SOURCES = [
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+    ml_dtypes.bfloat16,
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e4m3fnuz,
+    ml_dtypes.float8_e5m2,
+    ml_dtypes.float8_e5m2fnuz,
+    ml_dtypes.float8_e8m0fnu,
+    ml_dtypes.float4_e2m1fn,
+    ml_dtypes.int4,
+    ml_dtypes.uint4,
+    ml_dtypes.int2,
+    ml_dtypes.uint2,
+]
 
 
 @pytest.mark.parametrize("src", SOURCES, ids=lambda d: np.dtype(d).name)
 def test_every_source_dtype_to_double_is_exact(src):
     # small values exact in every source type: numpy / ml_dtypes astype is the oracle
     vals = np.array([0, 1, 0.5, 1, 0, 1], np.float64)
-    if np.dtype(src).kind in "iub" or src in (ml_dtypes.int4, ml_dtypes.uint4,
-                                              ml_dtypes.int2, ml_dtypes.uint2):
+    if np.dtype(src).kind in "iub" or src in (
+        ml_dtypes.int4,
+        ml_dtypes.uint4,
+        ml_dtypes.int2,
+        ml_dtypes.uint2,
+    ):
         vals = np.array([0, 1, 1, 0, 1, 1], np.float64)
     if src == ml_dtypes.float8_e8m0fnu:
         vals = np.array([0.5, 1, 2, 4, 0.25, 1], np.float64)
@@ -404,11 +512,11 @@ def test_dlpack_input():
 
 def test_buffer_protocol_inputs():
     a = np.arange(12, dtype=np.float32).reshape(3, 4) / 4
-    y = tc.cast(memoryview(a), DT.FLOAT16)                      # format 'f', shape (3, 4)
+    y = tc.cast(memoryview(a), DT.FLOAT16)  # format 'f', shape (3, 4)
     assert_same(y, a.astype(np.float16))
     y = tc.cast(array.array("d", [0.5, -2.0, 3.25]), DT.FLOAT)
     assert_same(y, np.array([0.5, -2.0, 3.25], np.float32))
-    y = tc.cast(memoryview(b"\x01\x02\xff"), DT.FLOAT)          # format 'B'
+    y = tc.cast(memoryview(b"\x01\x02\xff"), DT.FLOAT)  # format 'B'
     assert_same(y, np.array([1, 2, 255], np.float32))
     y = tc.cast(bytearray(b"\x01\x02\xff"), DT.INT16)
     assert_same(y, np.array([1, 2, 255], np.int16))
@@ -445,11 +553,11 @@ def test_out_non_contiguous():
     r = tc.cast(x, DT.DOUBLE, out=out)
     assert r is out
     assert_same(out, x.astype(np.float64))
-    assert np.all(base[:, 1::2] == 7.0)                       # the gaps are untouched
-    out_t = np.empty(x.shape[::-1], np.float16).T           # Fortran-ordered out
+    assert np.all(base[:, 1::2] == 7.0)  # the gaps are untouched
+    out_t = np.empty(x.shape[::-1], np.float16).T  # Fortran-ordered out
     assert tc.cast(x, DT.FLOAT16, out=out_t) is out_t
     assert_same(np.ascontiguousarray(out_t), x.astype(np.float16))
-    rev = np.empty(x.shape, np.float32)[::-1, ::-1]            # negative strides
+    rev = np.empty(x.shape, np.float32)[::-1, ::-1]  # negative strides
     assert tc.cast(x, DT.FLOAT, out=rev) is rev
     assert_same(np.ascontiguousarray(rev), x)
     # a sub-byte target into a strided out
@@ -471,13 +579,13 @@ def test_out_overlapping_the_input():
     buf = np.arange(16, dtype=np.float64)
     src = buf[4:12]
     want = src.copy()
-    dst = buf[2:10]                                          # overlaps src, shifted by two
+    dst = buf[2:10]  # overlaps src, shifted by two
     assert tc.cast(src, DT.DOUBLE, out=dst) is dst
     np.testing.assert_array_equal(dst, want)
     h = np.array([0.5, -2.0, 3.0, 65504.0], np.float16)
     rev = h[::-1]
     want = rev.copy()
-    assert tc.cast(rev, DT.FLOAT16, out=h) is h                 # x is out reversed
+    assert tc.cast(rev, DT.FLOAT16, out=h) is h  # x is out reversed
     np.testing.assert_array_equal(h, want)
 
 
@@ -495,8 +603,19 @@ def test_out_packed():
     np.testing.assert_array_equal(out, hand_pack([1, -2, 3, -4, 5], 4))
 
 
-@pytest.mark.parametrize("case", ["shape", "shape_flat", "dtype", "dtype_float64",
-                                  "packed_size", "packed_dtype", "readonly", "list"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "shape",
+        "shape_flat",
+        "dtype",
+        "dtype_float64",
+        "packed_size",
+        "packed_dtype",
+        "readonly",
+        "list",
+    ],
+)
 def test_out_errors(case):
     x = np.ones((2, 3), np.float32)
     kw = {}
@@ -505,7 +624,7 @@ def test_out_errors(case):
     elif case == "shape_flat":
         out = np.zeros((6,), np.float16)
     elif case == "dtype":
-        out = np.zeros((2, 3), np.int16)                      # same itemsize, wrong dtype
+        out = np.zeros((2, 3), np.int16)  # same itemsize, wrong dtype
     elif case == "dtype_float64":
         out = np.zeros((2, 3), np.float64)
     elif case == "packed_size":
@@ -521,7 +640,7 @@ def test_out_errors(case):
     before = np.array(out, copy=True)
     with pytest.raises((TypeError, ValueError)):
         tc.cast(x, target, out=out, **kw)
-    np.testing.assert_array_equal(np.asarray(out), before)     # nothing written
+    np.testing.assert_array_equal(np.asarray(out), before)  # nothing written
 
 
 # ---------------------------------------------------------------------------------------
@@ -531,21 +650,38 @@ def test_out_errors(case):
 
 def test_packing_examples_of_the_spec():
     # docs/semantics.md 3, 5.4 and 5.6
-    assert tc.cast(np.arange(-3, 4, dtype=np.float32), DT.INT2, packed=True).tolist() == [0x39, 0x39]
+    assert tc.cast(np.arange(-3, 4, dtype=np.float32), DT.INT2, packed=True).tolist() == [
+        0x39,
+        0x39,
+    ]
     want = [0x87, 0xA9, 0xCB, 0xED, 0x0F, 0x21, 0x43, 0x65, 0x87, 0xA9, 0xCB, 0xED, 0x0F]
     x = np.arange(-9, 16, dtype=np.float32)
     assert tc.cast(x, DT.INT4, packed=True).tolist() == want
     assert tc.cast(x, DT.UINT4, packed=True).tolist() == want
-    v = np.array([0.48, 0.25, 1.05, -3.5, -8, 9, 1e6, 1e-7, np.nan, np.inf, np.inf, -np.inf,
-                  -4, 0.01, -0.0], np.float32)
-    assert tc.cast(v, DT.FLOAT4E2M1, packed=True).tolist() == [0x01, 0xE2, 0x7F, 0x07, 0x78,
-                                                                0xF7, 0x0E, 0x08]
+    v = np.array(
+        [0.48, 0.25, 1.05, -3.5, -8, 9, 1e6, 1e-7, np.nan, np.inf, np.inf, -np.inf, -4, 0.01, -0.0],
+        np.float32,
+    )
+    assert tc.cast(v, DT.FLOAT4E2M1, packed=True).tolist() == [
+        0x01,
+        0xE2,
+        0x7F,
+        0x07,
+        0x78,
+        0xF7,
+        0x0E,
+        0x08,
+    ]
     i2 = np.array([1, -2, -1, 0, 1, -2, -1], ml_dtypes.int2)
     assert tc.pack(i2).tolist() == [0x39, 0x39]
 
 
-PACK_CASES = [(ml_dtypes.int4, DT.INT4, 4, -8, 8), (ml_dtypes.uint4, DT.UINT4, 4, 0, 16),
-              (ml_dtypes.int2, DT.INT2, 2, -2, 2), (ml_dtypes.uint2, DT.UINT2, 2, 0, 4)]
+PACK_CASES = [
+    (ml_dtypes.int4, DT.INT4, 4, -8, 8),
+    (ml_dtypes.uint4, DT.UINT4, 4, 0, 16),
+    (ml_dtypes.int2, DT.INT2, 2, -2, 2),
+    (ml_dtypes.uint2, DT.UINT2, 2, 0, 4),
+]
 
 
 @pytest.mark.parametrize("mt,t,nbits,lo,hi", PACK_CASES, ids=[c[1].name for c in PACK_CASES])
@@ -570,7 +706,7 @@ def test_pack_unpack_and_packed_cast(mt, t, nbits, lo, hi, n):
         back = tc.unpack(buf, t, n)
         assert back.dtype == np.dtype(mt) and back.shape == (n,)
         np.testing.assert_array_equal(back.astype(np.int64), vals)
-    assert tc.unpack(golden, mt, n).dtype == np.dtype(mt)          # dtype spelled as ml_dtypes
+    assert tc.unpack(golden, mt, n).dtype == np.dtype(mt)  # dtype spelled as ml_dtypes
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 16, 17])
@@ -608,11 +744,11 @@ def test_pack_unpack_errors():
     with pytest.raises((TypeError, ValueError)):
         tc.unpack(b"\x00", DT.INT8, 1)
     with pytest.raises(ValueError):
-        tc.unpack(b"\x00", DT.INT4, 3)                         # needs 2 bytes
+        tc.unpack(b"\x00", DT.INT4, 3)  # needs 2 bytes
     with pytest.raises(ValueError):
         tc.unpack(b"\x00", DT.INT4, -1)
     with pytest.raises((TypeError, ValueError)):
-        tc.cast(np.zeros(4, np.float32), DT.FLOAT16, packed=True)   # not a packed type
+        tc.cast(np.zeros(4, np.float32), DT.FLOAT16, packed=True)  # not a packed type
 
 
 # ---------------------------------------------------------------------------------------
@@ -622,15 +758,16 @@ def test_pack_unpack_errors():
 
 def test_threads_give_identical_bits():
     g = np.random.default_rng(11)
-    x = g.integers(0, 2**32, 4 * 1024 * 1024, dtype=np.uint32).view(np.float32)   # 16 MiB
+    x = g.integers(0, 2**32, 4 * 1024 * 1024, dtype=np.uint32).view(np.float32)  # 16 MiB
     for t in (DT.FLOAT16, DT.FLOAT8E4M3FN, DT.INT4, DT.FLOAT8E8M0):
         one = tc.cast(x, t, threads=1)
         two = tc.cast(x, t, threads=2)
         default = tc.cast(x, t)
         np.testing.assert_array_equal(bits(one), bits(two))
         np.testing.assert_array_equal(bits(one), bits(default))
-    np.testing.assert_array_equal(tc.cast(x, DT.INT4, packed=True, threads=1),
-                                  tc.cast(x, DT.INT4, packed=True, threads=2))
+    np.testing.assert_array_equal(
+        tc.cast(x, DT.INT4, packed=True, threads=1), tc.cast(x, DT.INT4, packed=True, threads=2)
+    )
     # and the oracle on the FLOAT16 result (numpy rounds float32 -> float16 as the library,
     # NaNs aside)
     h = tc.cast(x, DT.FLOAT16, threads=2)
@@ -646,7 +783,7 @@ def test_threads_strings_identical():
     s1 = tc.cast(x, DT.STRING, threads=1)
     s2 = tc.cast(x, DT.STRING, threads=2)
     assert s1.tolist() == s2.tolist()
-    assert s1.tolist() == [str(v) for v in x]                   # numpy < 2.3 spelling
+    assert s1.tolist() == [str(v) for v in x]  # numpy < 2.3 spelling
     b1 = tc.cast(s1, DT.DOUBLE, threads=1)
     b2 = tc.cast(s1, DT.DOUBLE, threads=2)
     np.testing.assert_array_equal(bits(b1), bits(x))
@@ -682,7 +819,7 @@ def test_set_get_num_threads():
 def test_cast_like_uses_only_the_element_type(string_dtype):
     x = np.array([[0.5, 300.0], [-1.5, np.inf]], np.float32)
     for t, dt in RESULT_DTYPE.items():
-        like = np.zeros((7,), dt)                  # another shape, values unused
+        like = np.zeros((7,), dt)  # another shape, values unused
         got = tc.cast_like(x, like, saturate=False, round_mode="down")
         want = tc.cast(x, t, saturate=False, round_mode="down")
         assert_same(got, want)
@@ -692,8 +829,12 @@ def test_cast_like_uses_only_the_element_type(string_dtype):
     assert tc.cast_like(x, np.array(["a"], np.str_)).dtype == string_dtype
     # round_mode is honoured (CastLike-24/25)
     y = np.array([1.9], np.float32)
-    assert bits(tc.cast_like(y, np.zeros(1, ml_dtypes.float8_e8m0fnu), round_mode="down")).tolist() == [0x7F]
-    assert bits(tc.cast_like(y, np.zeros(1, ml_dtypes.float8_e8m0fnu), round_mode="up")).tolist() == [0x80]
+    assert bits(
+        tc.cast_like(y, np.zeros(1, ml_dtypes.float8_e8m0fnu), round_mode="down")
+    ).tolist() == [0x7F]
+    assert bits(
+        tc.cast_like(y, np.zeros(1, ml_dtypes.float8_e8m0fnu), round_mode="up")
+    ).tolist() == [0x80]
     # saturate too
     z = np.array([1e6], np.float32)
     assert bits(tc.cast_like(z, "float8e4m3fn", saturate=False)).tolist() == [0x7F]
@@ -726,9 +867,22 @@ def assert_parts(parts, want):
             np.testing.assert_array_equal(bits(p), bits(w))
 
 
-SPLIT_DTYPES = [np.float32, np.int8, np.uint16, np.float64, np.bool_, np.complex64,
-                np.complex128, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.int4,
-                ml_dtypes.uint2, ml_dtypes.float4_e2m1fn, np.str_, "StringDType"]
+SPLIT_DTYPES = [
+    np.float32,
+    np.int8,
+    np.uint16,
+    np.float64,
+    np.bool_,
+    np.complex64,
+    np.complex128,
+    ml_dtypes.bfloat16,
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.int4,
+    ml_dtypes.uint2,
+    ml_dtypes.float4_e2m1fn,
+    np.str_,
+    "StringDType",
+]
 
 
 @pytest.mark.parametrize("dt", SPLIT_DTYPES, ids=lambda d: str(d))
@@ -749,10 +903,20 @@ def test_split_sizes_equals_numpy_slicing(dt, axis):
         assert_parts(tc.split(x, sizes, axis=axis), numpy_split(x, sizes, axis % 3))
 
 
-@pytest.mark.parametrize("d,n,want", [(7, 3, [3, 3, 1]), (8, 3, [3, 3, 2]), (7, 4, [2, 2, 2, 1]),
-                                      (6, 4, [2, 2, 2, 0]), (5, 4, [2, 2, 1, 0]),
-                                      (2, 4, [1, 1, 0, 0]), (0, 3, [0, 0, 0]), (6, 1, [6]),
-                                      (6, 6, [1] * 6)])
+@pytest.mark.parametrize(
+    "d,n,want",
+    [
+        (7, 3, [3, 3, 1]),
+        (8, 3, [3, 3, 2]),
+        (7, 4, [2, 2, 2, 1]),
+        (6, 4, [2, 2, 2, 0]),
+        (5, 4, [2, 2, 1, 0]),
+        (2, 4, [1, 1, 0, 0]),
+        (0, 3, [0, 0, 0]),
+        (6, 1, [6]),
+        (6, 6, [1] * 6),
+    ],
+)
 def test_split_num_outputs_ceil_rule(d, n, want):
     # docs/semantics.md 8 (Split-18 num_outputs)
     x = np.arange(d * 3, dtype=np.float32).reshape(d, 3)
@@ -764,7 +928,7 @@ def test_split_num_outputs_ceil_rule(d, n, want):
 
 
 def test_split_strided_and_byte_swapped_inputs():
-    x = np.arange(120, dtype=np.float64).reshape(4, 30)[:, ::-3]      # (4, 10), strided
+    x = np.arange(120, dtype=np.float64).reshape(4, 30)[:, ::-3]  # (4, 10), strided
     assert_parts(tc.split(x, [3, 7], axis=1), numpy_split(np.ascontiguousarray(x), [3, 7], 1))
     xb = np.arange(20, dtype=">i4").reshape(4, 5)
     parts = tc.split(xb, [2, 2])
@@ -778,17 +942,20 @@ def test_split_strided_and_byte_swapped_inputs():
     assert_parts(p2, numpy_split(big, [1000, 2000], 1))
 
 
-@pytest.mark.parametrize("args,kw", [
-    (([2, 2],), {}),                              # sum 4 != 5
-    (([2, 4],), {}),                              # sum 6 != 5
-    (([6, -1],), {}),                             # a negative size
-    (([5],), {"axis": 2}),                        # axis out of range
-    (([5],), {"axis": -3}),
-    (([2, 3],), {"num_outputs": 2}),              # both
-    ((), {}),                                     # neither (Split-18)
-    ((), {"num_outputs": 0}),
-    ((), {"num_outputs": -1}),
-])
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        (([2, 2],), {}),  # sum 4 != 5
+        (([2, 4],), {}),  # sum 6 != 5
+        (([6, -1],), {}),  # a negative size
+        (([5],), {"axis": 2}),  # axis out of range
+        (([5],), {"axis": -3}),
+        (([2, 3],), {"num_outputs": 2}),  # both
+        ((), {}),  # neither (Split-18)
+        ((), {"num_outputs": 0}),
+        ((), {"num_outputs": -1}),
+    ],
+)
 def test_split_errors(args, kw):
     x = np.zeros((5, 4), np.float32)
     with pytest.raises(ValueError):

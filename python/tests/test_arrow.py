@@ -11,30 +11,57 @@ import ml_dtypes
 import numpy as np
 import pyarrow as pa
 import pytest
-
 import tensorcast as tc
 
 DT = tc.DataType
 
-ARROW_OF = {DT.FLOAT: pa.float32(), DT.DOUBLE: pa.float64(), DT.FLOAT16: pa.float16(),
-            DT.INT8: pa.int8(), DT.INT16: pa.int16(), DT.INT32: pa.int32(), DT.INT64: pa.int64(),
-            DT.UINT8: pa.uint8(), DT.UINT16: pa.uint16(), DT.UINT32: pa.uint32(),
-            DT.UINT64: pa.uint64(), DT.BOOL: pa.bool_()}
-NUMPY_OF = {DT.FLOAT: np.float32, DT.DOUBLE: np.float64, DT.FLOAT16: np.float16,
-            DT.INT8: np.int8, DT.INT16: np.int16, DT.INT32: np.int32, DT.INT64: np.int64,
-            DT.UINT8: np.uint8, DT.UINT16: np.uint16, DT.UINT32: np.uint32,
-            DT.UINT64: np.uint64, DT.BOOL: np.bool_}
-NO_ARROW = {DT.BFLOAT16: ml_dtypes.bfloat16, DT.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn,
-            DT.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz, DT.FLOAT8E5M2: ml_dtypes.float8_e5m2,
-            DT.FLOAT8E5M2FNUZ: ml_dtypes.float8_e5m2fnuz, DT.FLOAT4E2M1: ml_dtypes.float4_e2m1fn,
-            DT.INT4: ml_dtypes.int4, DT.UINT4: ml_dtypes.uint4, DT.INT2: ml_dtypes.int2,
-            DT.UINT2: ml_dtypes.uint2, DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu}
+ARROW_OF = {
+    DT.FLOAT: pa.float32(),
+    DT.DOUBLE: pa.float64(),
+    DT.FLOAT16: pa.float16(),
+    DT.INT8: pa.int8(),
+    DT.INT16: pa.int16(),
+    DT.INT32: pa.int32(),
+    DT.INT64: pa.int64(),
+    DT.UINT8: pa.uint8(),
+    DT.UINT16: pa.uint16(),
+    DT.UINT32: pa.uint32(),
+    DT.UINT64: pa.uint64(),
+    DT.BOOL: pa.bool_(),
+}
+NUMPY_OF = {
+    DT.FLOAT: np.float32,
+    DT.DOUBLE: np.float64,
+    DT.FLOAT16: np.float16,
+    DT.INT8: np.int8,
+    DT.INT16: np.int16,
+    DT.INT32: np.int32,
+    DT.INT64: np.int64,
+    DT.UINT8: np.uint8,
+    DT.UINT16: np.uint16,
+    DT.UINT32: np.uint32,
+    DT.UINT64: np.uint64,
+    DT.BOOL: np.bool_,
+}
+NO_ARROW = {
+    DT.BFLOAT16: ml_dtypes.bfloat16,
+    DT.FLOAT8E4M3FN: ml_dtypes.float8_e4m3fn,
+    DT.FLOAT8E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+    DT.FLOAT8E5M2: ml_dtypes.float8_e5m2,
+    DT.FLOAT8E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+    DT.FLOAT4E2M1: ml_dtypes.float4_e2m1fn,
+    DT.INT4: ml_dtypes.int4,
+    DT.UINT4: ml_dtypes.uint4,
+    DT.INT2: ml_dtypes.int2,
+    DT.UINT2: ml_dtypes.uint2,
+    DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu,
+}
 
 G = np.random.default_rng(21)
 N = 40
 # small integers exact in every type (also in int2: -2..1), and a null mask
 VALUES = G.integers(-2, 2, N).astype(np.float64)
-VALUES[VALUES == 0] = 1.0                     # non-zero, so "null slot holds 0" means something
+VALUES[VALUES == 0] = 1.0  # non-zero, so "null slot holds 0" means something
 MASK = G.random(N) < 0.3
 MASK[[0, 5]] = True
 MASK[[1, 2]] = False
@@ -45,9 +72,13 @@ def slot_values(arr):
     buf = arr.buffers()[1]
     if pa.types.is_boolean(arr.type):
         b = np.unpackbits(np.frombuffer(buf, np.uint8), bitorder="little")
-        return b[arr.offset:arr.offset + len(arr)].astype(bool)
-    dt = np.dtype(arr.type.to_pandas_dtype()) if not pa.types.is_float16(arr.type) else np.dtype(np.float16)
-    return np.frombuffer(buf, dt)[arr.offset:arr.offset + len(arr)]
+        return b[arr.offset : arr.offset + len(arr)].astype(bool)
+    dt = (
+        np.dtype(arr.type.to_pandas_dtype())
+        if not pa.types.is_float16(arr.type)
+        else np.dtype(np.float16)
+    )
+    return np.frombuffer(buf, dt)[arr.offset : arr.offset + len(arr)]
 
 
 FLOAT_TYPES = (DT.FLOAT, DT.DOUBLE, DT.FLOAT16)
@@ -57,13 +88,18 @@ def expected(src_np, src, t):
     """numpy's conversion where it has the library's rule: float -> integer truncates and
     saturates (numpy's is undefined out of range), integer -> integer wraps, x != 0 for
     BOOL, and the exact small integers here convert exactly to every float type."""
-    info = np.iinfo(NUMPY_OF[t]) if NUMPY_OF[t] not in (np.float16, np.float32, np.float64,
-                                                        np.bool_) else None
+    info = (
+        np.iinfo(NUMPY_OF[t])
+        if NUMPY_OF[t] not in (np.float16, np.float32, np.float64, np.bool_)
+        else None
+    )
     if t == DT.BOOL:
         return src_np != 0
     if info is not None:
         if src in FLOAT_TYPES:
-            return np.clip(np.trunc(src_np.astype(np.float64)), info.min, info.max).astype(NUMPY_OF[t])
+            return np.clip(np.trunc(src_np.astype(np.float64)), info.min, info.max).astype(
+                NUMPY_OF[t]
+            )
         return src_np.astype(NUMPY_OF[t])
     with np.errstate(over="ignore"):
         return src_np.astype(NUMPY_OF[t])
@@ -74,8 +110,11 @@ def code_bits(r):
     if r.dtype.itemsize == 2:
         return r.view(np.uint16)
     b = r.view(np.uint8)
-    if r.dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4),
-                   np.dtype(ml_dtypes.float4_e2m1fn)):
+    if r.dtype in (
+        np.dtype(ml_dtypes.int4),
+        np.dtype(ml_dtypes.uint4),
+        np.dtype(ml_dtypes.float4_e2m1fn),
+    ):
         return b & 0xF
     if r.dtype in (np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.uint2)):
         return b & 0x3
@@ -176,8 +215,9 @@ def test_chunked_arrays():
     assert isinstance(r, pa.ChunkedArray) and r.type == pa.int16() and len(r) == N
     assert [len(c) for c in r.chunks] == [len(c) for c in ch.chunks]
     for rc, ic in zip(r.chunks, ch.chunks):
-        check_arrow_result(rc, ic, DT.INT16,
-                           np.array([v for v in ic.to_pylist() if v is not None], np.float32))
+        check_arrow_result(
+            rc, ic, DT.INT16, np.array([v for v in ic.to_pylist() if v is not None], np.float32)
+        )
     # no Arrow type: one concatenated numpy array, nulls 0
     r = tc.cast(ch, DT.BFLOAT16)
     assert isinstance(r, np.ndarray) and r.dtype == np.dtype(ml_dtypes.bfloat16) and r.shape == (N,)
@@ -197,14 +237,15 @@ def test_chunked_array_packed_is_one_packing_of_all_elements():
     assert isinstance(p, np.ndarray) and p.dtype == np.uint8
     # INT4 codes 1, 0, 2, 3, 0xC, 7 -> bytes 0x01, 0x32, 0x7C
     assert p.tolist() == [0x01, 0x32, 0x7C]
-    p = tc.cast(ch, DT.UINT2, packed=True)                 # codes 1, 0, 2, 3 | 0 (-4 wraps), 3
+    p = tc.cast(ch, DT.UINT2, packed=True)  # codes 1, 0, 2, 3 | 0 (-4 wraps), 3
     assert p.tolist() == [0x01 | 0x2 << 4 | 0x3 << 6, 0x0 | 0x3 << 2]
 
 
 @pytest.mark.parametrize("stype", [pa.string(), pa.large_string()], ids=str)
 def test_chunked_strings(stype):
-    ch = pa.chunked_array([pa.array(["1", None, "2.5"], stype), pa.array([], stype),
-                           pa.array(["-3", " inf "], stype)])
+    ch = pa.chunked_array(
+        [pa.array(["1", None, "2.5"], stype), pa.array([], stype), pa.array(["-3", " inf "], stype)]
+    )
     r = tc.cast(ch, DT.FLOAT)
     assert isinstance(r, pa.ChunkedArray) and r.type == pa.float32()
     assert r.to_pylist() == [1.0, None, 2.5, -3.0, float("inf")]
@@ -227,7 +268,7 @@ def test_empty_and_all_null_arrays():
 @pytest.mark.parametrize("stype", [pa.string(), pa.large_string()], ids=str)
 def test_strings_with_nulls_to_numbers(stype):
     texts = ["1.5", None, " -2 ", "inf", None, "1e3", "nan", "0.1", "x1", "300"]
-    a = pa.array(texts, type=stype).slice(0, 8)         # without the bad text
+    a = pa.array(texts, type=stype).slice(0, 8)  # without the bad text
     r = tc.cast(a, DT.DOUBLE)
     assert isinstance(r, pa.Array) and r.type == pa.float64()
     assert r.is_null().to_pylist() == a.is_null().to_pylist()
@@ -238,14 +279,14 @@ def test_strings_with_nulls_to_numbers(stype):
     assert r.to_pylist() == [1, None, -2, 127, None, 127, 0, 0]
     assert np.all(slot_values(r)[[1, 4]] == 0)
     # sliced so that a null and the bad text come after an offset
-    s = pa.array(texts, type=stype).slice(3, 7)         # "inf", None, "1e3", "nan", "0.1", "x1", "300"
+    s = pa.array(texts, type=stype).slice(3, 7)  # "inf", None, "1e3", "nan", "0.1", "x1", "300"
     with pytest.raises(tc.CastError) as ei:
         tc.cast(s, DT.FLOAT)
     assert ei.value.index == 5 and ei.value.text == "x1"
-    ok = pa.array(texts, type=stype).slice(1, 3)        # None, " -2 ", "inf"
+    ok = pa.array(texts, type=stype).slice(1, 3)  # None, " -2 ", "inf"
     r = tc.cast(ok, DT.FLOAT16)
     assert r.to_pylist() == [None, -2.0, float("inf")]
-    r = tc.cast(ok, DT.FLOAT8E4M3FN)                     # no Arrow type: numpy, null -> 0
+    r = tc.cast(ok, DT.FLOAT8E4M3FN)  # no Arrow type: numpy, null -> 0
     assert isinstance(r, np.ndarray) and r.view(np.uint8).tolist() == [0x00, 0xC0, 0x7E]
 
 
@@ -274,7 +315,14 @@ def test_numbers_to_arrow_strings():
     assert tc.cast(b, DT.STRING).to_pylist() == ["True", None, "False"]
     ch = pa.chunked_array([ints, ints.slice(2)])
     r = tc.cast(ch, DT.STRING)
-    assert isinstance(r, pa.ChunkedArray) and r.to_pylist() == ["1", None, "-128", "127", "-128", "127"]
+    assert isinstance(r, pa.ChunkedArray) and r.to_pylist() == [
+        "1",
+        None,
+        "-128",
+        "127",
+        "-128",
+        "127",
+    ]
 
 
 @pytest.mark.parametrize("stype", [pa.string(), pa.large_string()], ids=str)

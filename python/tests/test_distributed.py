@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import tensorcast as tc
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -27,8 +26,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 
-N = 1 << 18          # elements of the 1-D source
-CHUNK = 1 << 15      # 8 chunks / blocks
+N = 1 << 18  # elements of the 1-D source
+CHUNK = 1 << 15  # 8 chunks / blocks
 SHAPE_2D = (384, 640)
 CHUNKS_2D = (128, 256)  # 3 x 3 blocks, the last ones ragged
 
@@ -38,7 +37,7 @@ CASES: list[tuple[Any, dict[str, Any]]] = [
     ("float8e4m3fn", {}),
     ("float8e4m3fn", {"saturate": False}),
     ("bfloat16", {}),
-    ("float8e5m2", {}),                       # the dtype whose str() is '<f1'
+    ("float8e5m2", {}),  # the dtype whose str() is '<f1'
     ("float8e5m2", {"saturate": False}),
     ("FLOAT8E4M3FNUZ", {}),
     ("tensor(float8e5m2fnuz)", {}),
@@ -46,8 +45,11 @@ CASES: list[tuple[Any, dict[str, Any]]] = [
     (int(tc.DataType.FLOAT8E8M0), {"round_mode": "down", "saturate": False}),
     ("float16", {}),
 ]
-CASE_IDS = [(tc.DataType(to).name if isinstance(to, int) else to)
-            + "".join(f"-{k}={v}" for k, v in kw.items()) for to, kw in CASES]
+CASE_IDS = [
+    (tc.DataType(to).name if isinstance(to, int) else to)
+    + "".join(f"-{k}={v}" for k, v in kw.items())
+    for to, kw in CASES
+]
 
 
 def make_source(n: int, seed: int = 0) -> np.ndarray:
@@ -57,11 +59,32 @@ def make_source(n: int, seed: int = 0) -> np.ndarray:
     q = n // 2
     scaled = (rng.standard_normal(q) * 10.0 ** rng.uniform(-40, 5, q)).astype(np.float32)
     bits = rng.integers(0, 1 << 32, n - q, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 448.0, 464.0, 480.0, -464.0, 57344.0,
-                      61440.0, 1.0e-45, -1.0e-45, 1.17549435e-38, 3.4028235e38, 2.0 ** -127,
-                      1.5, 2.5, -0.75], np.float32)
+    edges = np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            448.0,
+            464.0,
+            480.0,
+            -464.0,
+            57344.0,
+            61440.0,
+            1.0e-45,
+            -1.0e-45,
+            1.17549435e-38,
+            3.4028235e38,
+            2.0**-127,
+            1.5,
+            2.5,
+            -0.75,
+        ],
+        np.float32,
+    )
     out = np.concatenate([scaled, bits])
-    out[:edges.size] = edges
+    out[: edges.size] = edges
     out[-1] = np.uint32(0x7FC12345).view(np.float32)  # a NaN with a payload
     return out
 
@@ -94,8 +117,9 @@ def assert_bit_exact(src: np.ndarray, to, kw: dict, bits: np.ndarray, back: np.n
     mismatch = np.flatnonzero(_bits(local).ravel() != bits.ravel())
     assert mismatch.size == 0, (
         f"{mismatch.size} elements differ, first at {mismatch[0]}: "
-        f"src bits {src.ravel()[mismatch[0]:][:1].view(np.uint32)}, "
-        f"local {_bits(local).ravel()[mismatch[0]]}, cluster {bits.ravel()[mismatch[0]]}")
+        f"src bits {src.ravel()[mismatch[0] :][:1].view(np.uint32)}, "
+        f"local {_bits(local).ravel()[mismatch[0]]}, cluster {bits.ravel()[mismatch[0]]}"
+    )
     local_back = tc.cast(local, np.float32)
     assert back.dtype == np.float32 and back.shape == src.shape
     np.testing.assert_array_equal(back.view(np.uint32), local_back.view(np.uint32))
@@ -116,6 +140,7 @@ def _require_dask() -> None:
     if "dask" in REQUIRED:
         import dask.array  # noqa: F401
         import distributed  # noqa: F401
+
         return
     pytest.importorskip("dask.array", reason="dask is not installed (pip install dask distributed)")
     pytest.importorskip("distributed", reason="distributed is not installed")
@@ -144,8 +169,7 @@ def test_dask_workers_do_not_oversubscribe(dask_client):
         assert v["OMP_NUM_THREADS"] == "1", (addr, v)
         assert v["get_num_threads"] == 1, (addr, v)
     # And inside tasks, on the worker's executor thread, one task pinned to each worker.
-    futures = [dask_client.submit(dq.worker_threads, pure=False, workers=[addr])
-               for addr in info]
+    futures = [dask_client.submit(dq.worker_threads, pure=False, workers=[addr]) for addr in info]
     for v in dask_client.gather(futures):
         assert v["get_num_threads"] == 1, v
         assert v["OMP_NUM_THREADS"] == "1", v
@@ -179,8 +203,8 @@ def test_dask_cast_2d_ragged_chunks(dask_client, src):
 
 def test_dask_example_pipeline(dask_client):
     """The example's own source (generated in the workers) and timing path."""
-    import distributed
     import dask_quantize as dq
+    import distributed
 
     x = dq.make_source(N, CHUNK).persist()
     distributed.wait(x)
@@ -198,8 +222,9 @@ def test_dask_example_script_runs(dask_client, capsys):
     import dask_quantize as dq
 
     with restored_environ():
-        rc = dq.main(["--workers", "1", "2", "--size", str(N), "--chunk", str(CHUNK),
-                      "--repeats", "1"])
+        rc = dq.main(
+            ["--workers", "1", "2", "--size", str(N), "--chunk", str(CHUNK), "--repeats", "1"]
+        )
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "bit-exact vs local: NO" not in out
@@ -217,10 +242,14 @@ def ray_session():
     # Any import failure skips (not only a missing module), unless Ray is required.
     if "ray" in REQUIRED:
         import ray.data  # noqa: F401
-    pytest.importorskip("ray", reason="ray is not importable (pip install 'ray[data]')",
-                        exc_type=ImportError)
-    pytest.importorskip("ray.data", reason="Ray Data is not importable (pip install 'ray[data]')",
-                        exc_type=ImportError)
+    pytest.importorskip(
+        "ray", reason="ray is not importable (pip install 'ray[data]')", exc_type=ImportError
+    )
+    pytest.importorskip(
+        "ray.data",
+        reason="Ray Data is not importable (pip install 'ray[data]')",
+        exc_type=ImportError,
+    )
     import ray
     import ray_quantize as rq
 
@@ -249,8 +278,11 @@ def test_ray_tasks_do_not_oversubscribe(ray_session, src):
 
 @pytest.mark.ray
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.parametrize("to, kw", [CASES[0], CASES[2], CASES[3], CASES[4]],
-                         ids=[CASE_IDS[0], CASE_IDS[2], CASE_IDS[3], CASE_IDS[4]])
+@pytest.mark.parametrize(
+    "to, kw",
+    [CASES[0], CASES[2], CASES[3], CASES[4]],
+    ids=[CASE_IDS[0], CASE_IDS[2], CASE_IDS[3], CASE_IDS[4]],
+)
 def test_ray_cast_bit_exact(ray_session, src, to, kw):
     """numpy batches in, pyarrow.Table of bit patterns out (the example's default)."""
     import ray_quantize as rq
@@ -285,5 +317,6 @@ def test_ray_example_timing_path(ray_session, src):
     ds = rq.make_dataset(src, N // CHUNK).materialize()
     for to in rq.TARGETS:
         r = rq.time_round_trip(ds, to, repeats=1)
-        assert rq.check_against_local(src, to, rq.column(r["bits"], "bits"),
-                                      rq.column(r["back"], "data"))
+        assert rq.check_against_local(
+            src, to, rq.column(r["bits"], "bits"), rq.column(r["back"], "data")
+        )

@@ -4,7 +4,6 @@ hostile arguments give an error tuple or a TypeError (argument conversion), neve
 
 import numpy as np
 import pytest
-
 from tensorcast import _tensorcast as ext
 
 RNG = np.random.default_rng(11)
@@ -23,7 +22,9 @@ def check_guard(whole, nbytes):
 
 def result_ok(r):
     # None (success) or (code, message, written) with a library or buffer code
-    return r is None or isinstance(r, int) or (isinstance(r, tuple) and r[0] in (-1, 1, 2, 3, 4, 5, 6))
+    return (
+        r is None or isinstance(r, int) or (isinstance(r, tuple) and r[0] in (-1, 1, 2, 3, 4, 5, 6))
+    )
 
 
 @pytest.mark.parametrize("trial", range(300))
@@ -34,7 +35,16 @@ def test_cast_random_arguments(trial):
     count = int(RNG.choice(BIG + list(range(0, 48))))
     st, dt = int(RNG.integers(-2, 30)), int(RNG.integers(-2, 30))
     try:
-        r = ext.cast(src, st, out, dt, count, bool(RNG.integers(0, 2)), int(RNG.integers(-1, 4)), int(RNG.integers(0, 3)))
+        r = ext.cast(
+            src,
+            st,
+            out,
+            dt,
+            count,
+            bool(RNG.integers(0, 2)),
+            int(RNG.integers(-1, 4)),
+            int(RNG.integers(0, 3)),
+        )
     except (TypeError, OverflowError):
         return
     assert result_ok(r), r
@@ -49,12 +59,27 @@ def test_arrow_strings_random_offsets(trial):
     if RNG.integers(0, 2):
         offsets = np.sort(offsets)
     data = np.frombuffer(b"12.5-3e4nan inf 0x1 7 ", np.uint8)[: int(RNG.integers(0, 23))]
-    validity = RNG.integers(0, 256, int(RNG.integers(0, 3)), dtype=np.uint8) if RNG.integers(0, 2) else None
+    validity = (
+        RNG.integers(0, 256, int(RNG.integers(0, 3)), dtype=np.uint8)
+        if RNG.integers(0, 2)
+        else None
+    )
     whole, out = guarded(int(RNG.integers(0, 80)))
     try:
-        r = ext.cast_from_arrow_strings(offsets, width, data, validity, int(RNG.integers(-1, 3)),
-                                        int(RNG.choice([0, 1, n, n + 1, 1 << 40])), out, int(RNG.integers(1, 27)),
-                                        bool(RNG.integers(0, 2)), True, 0, 1)
+        r = ext.cast_from_arrow_strings(
+            offsets,
+            width,
+            data,
+            validity,
+            int(RNG.integers(-1, 3)),
+            int(RNG.choice([0, 1, n, n + 1, 1 << 40])),
+            out,
+            int(RNG.integers(1, 27)),
+            bool(RNG.integers(0, 2)),
+            True,
+            0,
+            1,
+        )
     except (TypeError, OverflowError):
         return
     assert result_ok(r), r
@@ -63,19 +88,35 @@ def test_arrow_strings_random_offsets(trial):
 
 @pytest.mark.parametrize("trial", range(100))
 def test_fixed_and_formatted_strings_random_sizes(trial):
-    texts = np.frombuffer(b"1.5\x002.25\x00\x00\x00-7\x00\x00\x00\x00\x00", np.uint8)[: int(RNG.integers(0, 16))]
+    texts = np.frombuffer(b"1.5\x002.25\x00\x00\x00-7\x00\x00\x00\x00\x00", np.uint8)[
+        : int(RNG.integers(0, 16))
+    ]
     whole, out = guarded(int(RNG.integers(0, 40)))
     try:
-        r = ext.cast_from_fixed_strings(texts, str(RNG.choice(["S", "U", "X"])), int(RNG.choice(BIG)),
-                                        int(RNG.choice(BIG)), out, int(RNG.integers(1, 27)), True, 0, 1)
+        r = ext.cast_from_fixed_strings(
+            texts,
+            str(RNG.choice(["S", "U", "X"])),
+            int(RNG.choice(BIG)),
+            int(RNG.choice(BIG)),
+            out,
+            int(RNG.integers(1, 27)),
+            True,
+            0,
+            1,
+        )
     except (TypeError, OverflowError):
         r = None
     assert result_ok(r), r
     check_guard(whole, out.size)
     whole, out = guarded(int(RNG.integers(0, 100)))
     try:
-        r = ext.cast_to_fixed_strings(RNG.integers(0, 256, 16, dtype=np.uint8), int(RNG.integers(0, 27)),
-                                      int(RNG.choice(BIG)), out, 1)
+        r = ext.cast_to_fixed_strings(
+            RNG.integers(0, 256, 16, dtype=np.uint8),
+            int(RNG.integers(0, 27)),
+            int(RNG.choice(BIG)),
+            out,
+            1,
+        )
     except (TypeError, OverflowError):
         r = None
     assert result_ok(r), r
@@ -90,7 +131,15 @@ def test_split_random_shapes(trial):
     src = RNG.integers(0, 256, int(RNG.integers(0, 30)), dtype=np.uint8)
     outs = [guarded(int(RNG.integers(0, 30))) for _ in sizes]
     try:
-        r = ext.split(src, int(RNG.integers(0, 27)), shape, int(RNG.integers(-4, 4)), sizes, [o[1] for o in outs], 1)
+        r = ext.split(
+            src,
+            int(RNG.integers(0, 27)),
+            shape,
+            int(RNG.integers(-4, 4)),
+            sizes,
+            [o[1] for o in outs],
+            1,
+        )
     except (TypeError, OverflowError):
         return
     assert result_ok(r), r

@@ -3,7 +3,6 @@ numpy results (a pandas Series speaks both protocols and is read as numpy)."""
 
 import numpy as np
 import pytest
-
 import tensorcast as tc
 
 pa = pytest.importorskip("pyarrow")

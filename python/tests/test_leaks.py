@@ -17,7 +17,6 @@ import ml_dtypes
 import numpy as np
 import pyarrow as pa
 import pytest
-
 import tensorcast as tc
 
 DT = tc.DataType
@@ -81,7 +80,7 @@ def rss_bytes():
 @pytest.mark.parametrize("kind", list(CALLS_OF))
 def test_no_leaks_over_10000_calls(kind):
     fn, args = CALLS_OF[kind]
-    for _ in range(300):                          # warm-up: caches, pools, interned objects
+    for _ in range(300):  # warm-up: caches, pools, interned objects
         fn()
     gc.collect()
     refs = [sys.getrefcount(a) for a in args]
@@ -100,10 +99,12 @@ def test_no_leaks_over_10000_calls(kind):
     grown = current - base
     assert [sys.getrefcount(a) for a in args] == refs, "reference counts of the arguments changed"
     assert len(gc.get_objects()) - objects < 200, "gc-tracked objects grew by %d" % (
-        len(gc.get_objects()) - objects)
+        len(gc.get_objects()) - objects
+    )
     assert grown < 64 * 1024, "tracemalloc: %d bytes more after %d calls" % (grown, CALLS)
     assert rss_bytes() - rss < 8 * 1024 * 1024, "resident memory grew by %d bytes" % (
-        rss_bytes() - rss)
+        rss_bytes() - rss
+    )
 
 
 def test_leak_check_can_fail():

@@ -19,7 +19,6 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-
 import tensorcast as tc
 
 DT = tc.DataType
@@ -44,8 +43,11 @@ FLOAT8 = [
     (DT.FLOAT8E5M2, ml_dtypes.float8_e5m2),
     (DT.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz),
 ]
-BITS_OF = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
-           np.dtype(np.float64): np.uint64}
+BITS_OF = {
+    np.dtype(np.float16): np.uint16,
+    np.dtype(np.float32): np.uint32,
+    np.dtype(np.float64): np.uint64,
+}
 
 
 def ids(params):
@@ -74,9 +76,13 @@ def assert_bits_equal(got, want, x, what):
     bad = np.nonzero(g != w)[0]
     if len(bad):
         xb = bits_of(x)
-        lines = ["input %#x: tensorcast %#x, ml_dtypes %#x" % (int(xb[i]), int(g[i]), int(w[i]))
-                 for i in bad[:10]]
-        pytest.fail("%s: %d of %d elements differ:\n  %s" % (what, len(bad), len(g), "\n  ".join(lines)))
+        lines = [
+            "input %#x: tensorcast %#x, ml_dtypes %#x" % (int(xb[i]), int(g[i]), int(w[i]))
+            for i in bad[:10]
+        ]
+        pytest.fail(
+            "%s: %d of %d elements differ:\n  %s" % (what, len(bad), len(g), "\n  ".join(lines))
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -85,8 +91,9 @@ def assert_bits_equal(got, want, x, what):
 
 
 @pytest.mark.parametrize("onnx_type,mt,bits", ML_TYPES, ids=ids(ML_TYPES))
-@pytest.mark.parametrize("target,np_type", [(DT.FLOAT, np.float32), (DT.DOUBLE, np.float64)],
-                         ids=["FLOAT", "DOUBLE"])
+@pytest.mark.parametrize(
+    "target,np_type", [(DT.FLOAT, np.float32), (DT.DOUBLE, np.float64)], ids=["FLOAT", "DOUBLE"]
+)
 def test_every_code_decodes_as_ml_dtypes(onnx_type, mt, bits, target, np_type):
     x = every_code(mt, bits)
     with np.errstate(all="ignore"):
@@ -115,24 +122,32 @@ def test_sub_byte_high_bits_are_ignored_as_ml_dtypes_ignores_them(onnx_type, mt,
 SUB_INTS = [p for p in ML_TYPES if p[0] in (DT.INT4, DT.UINT4, DT.INT2, DT.UINT2)]
 
 
-@pytest.mark.parametrize("onnx_type,mt,bits", [p for p in ML_TYPES if p[2] < 8],
-                         ids=ids([p for p in ML_TYPES if p[2] < 8]))
+@pytest.mark.parametrize(
+    "onnx_type,mt,bits",
+    [p for p in ML_TYPES if p[2] < 8],
+    ids=ids([p for p in ML_TYPES if p[2] < 8]),
+)
 def test_sub_byte_results_hold_the_bytes_ml_dtypes_stores(onnx_type, mt, bits):
     # "one element per byte, as ml_dtypes": the bytes of the result are those ml_dtypes
     # writes for the same values (ml_dtypes 0.6: the code, high bits zero; int4 -1 is 0x0F).
     if onnx_type == DT.FLOAT4E2M1:
-        src = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6],
-                       np.float32)
+        src = np.array(
+            [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32
+        )
     else:
-        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if onnx_type in (DT.INT4, DT.INT2) \
+        lo, hi = (
+            (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            if onnx_type in (DT.INT4, DT.INT2)
             else (0, (1 << bits) - 1)
+        )
         src = np.arange(lo, hi + 1, dtype=np.float32)
     want = src.astype(mt)
     got = tc.cast(src, onnx_type)
     assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got.astype(np.float32), src)       # the values
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8),
-                                  err_msg="bytes differ from ml_dtypes' own storage")
+    np.testing.assert_array_equal(got.astype(np.float32), src)  # the values
+    np.testing.assert_array_equal(
+        got.view(np.uint8), want.view(np.uint8), err_msg="bytes differ from ml_dtypes' own storage"
+    )
     # and from an integer source too (INT8 -> INT4 wraps to the same values here)
     if onnx_type != DT.FLOAT4E2M1:
         got_i = tc.cast(src.astype(np.int8), onnx_type)
@@ -151,7 +166,7 @@ def format_grid(mt):
     codes = np.arange(256, dtype=np.uint8).view(mt).astype(np.float64)
     vals = np.unique(codes[np.isfinite(codes) & (codes >= 0)])
     step = vals[-1] - vals[-2]
-    vals = np.append(vals, vals[-1] + step)                # one step past MAX
+    vals = np.append(vals, vals[-1] + step)  # one step past MAX
     mids = (vals[:-1] + vals[1:]) / 2
     assert float(fi.max) == vals[-2]
     return np.concatenate([vals, mids])
@@ -159,18 +174,42 @@ def format_grid(mt):
 
 def float32_inputs(seed=1):
     g = np.random.default_rng(seed)
-    specials = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
-                         0x7F800001, 0xFF800001, 0x7FA00000, 0x7FFFFFFF, 0xFFFFFFFF,
-                         0x7FC00001, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000,
-                         0x7F7FFFFF, 0xFF7FFFFF], np.uint32)
-    parts = [g.integers(0, 2**32, 100_000, dtype=np.uint32),
-             (np.exp2(g.uniform(-24, 18, 100_000)) * g.choice([-1, 1], 100_000))
-             .astype(np.float32).view(np.uint32), specials]
+    specials = np.array(
+        [
+            0,
+            0x80000000,
+            0x7F800000,
+            0xFF800000,
+            0x7FC00000,
+            0xFFC00000,
+            0x7F800001,
+            0xFF800001,
+            0x7FA00000,
+            0x7FFFFFFF,
+            0xFFFFFFFF,
+            0x7FC00001,
+            0x00000001,
+            0x80000001,
+            0x007FFFFF,
+            0x00800000,
+            0x7F7FFFFF,
+            0xFF7FFFFF,
+        ],
+        np.uint32,
+    )
+    parts = [
+        g.integers(0, 2**32, 100_000, dtype=np.uint32),
+        (np.exp2(g.uniform(-24, 18, 100_000)) * g.choice([-1, 1], 100_000))
+        .astype(np.float32)
+        .view(np.uint32),
+        specials,
+    ]
     for _, mt in FLOAT8:
         with np.errstate(all="ignore"):
             p = format_grid(mt).astype(np.float32)
-        near = np.concatenate([p, np.nextafter(p, np.float32(np.inf)),
-                               np.nextafter(p, np.float32(0))])
+        near = np.concatenate(
+            [p, np.nextafter(p, np.float32(np.inf)), np.nextafter(p, np.float32(0))]
+        )
         parts.append(np.concatenate([near, -near]).view(np.uint32))
     return np.concatenate(parts).view(np.float32)
 
@@ -204,8 +243,12 @@ def test_float16_to_float8_every_code_equals_ml_dtypes(onnx_type, mt):
     x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
     with np.errstate(all="ignore"):
         want = x.astype(mt)
-    assert_bits_equal(tc.cast(x, onnx_type, saturate=False), want, x,
-                      "FLOAT16 -> %s saturate=False" % onnx_type.name)
+    assert_bits_equal(
+        tc.cast(x, onnx_type, saturate=False),
+        want,
+        x,
+        "FLOAT16 -> %s saturate=False" % onnx_type.name,
+    )
 
 
 def double_once(x, mt):
@@ -247,16 +290,28 @@ def near_ties(mt, g, n=50_000):
     (where rounding through float32 lands on the tie: the double-rounding cases)."""
     size = np.dtype(mt).itemsize
     with np.errstate(all="ignore"):
-        codes = np.arange(1 << (8 * size), dtype=np.uint8 if size == 1 else np.uint16) \
-            .view(mt).astype(np.float64)
+        codes = (
+            np.arange(1 << (8 * size), dtype=np.uint8 if size == 1 else np.uint16)
+            .view(mt)
+            .astype(np.float64)
+        )
     vals = np.unique(codes[np.isfinite(codes) & (codes >= 0)])
     ties = (vals[:-1] + vals[1:]) / 2
-    off = np.concatenate([ties * (1 + 2.0 ** -k) for k in (26, 30, 40, 52)] +
-                         [ties * (1 - 2.0 ** -k) for k in (26, 30, 40, 52)])
-    return np.concatenate([g.integers(0, 2**64, n, dtype=np.uint64).view(np.float64),
-                           np.exp2(g.uniform(-24, 18, n)), vals, ties, off, -off,
-                           np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1e300,
-                                     -1e300, 5e-324])])
+    off = np.concatenate(
+        [ties * (1 + 2.0**-k) for k in (26, 30, 40, 52)]
+        + [ties * (1 - 2.0**-k) for k in (26, 30, 40, 52)]
+    )
+    return np.concatenate(
+        [
+            g.integers(0, 2**64, n, dtype=np.uint64).view(np.float64),
+            np.exp2(g.uniform(-24, 18, n)),
+            vals,
+            ties,
+            off,
+            -off,
+            np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1e300, -1e300, 5e-324]),
+        ]
+    )
 
 
 @pytest.mark.parametrize("onnx_type,mt", FLOAT8, ids=ids(FLOAT8))
@@ -272,17 +327,23 @@ def test_double_to_float8_rounds_once_where_ml_dtypes_rounds_twice(onnx_type, mt
 
 
 @pytest.mark.parametrize("src", [np.float32, np.float16], ids=["FLOAT", "FLOAT16"])
-@pytest.mark.parametrize("onnx_type,mt", [(DT.BFLOAT16, ml_dtypes.bfloat16),
-                                          (DT.FLOAT4E2M1, ml_dtypes.float4_e2m1fn)],
-                         ids=["BFLOAT16", "FLOAT4E2M1"])
+@pytest.mark.parametrize(
+    "onnx_type,mt",
+    [(DT.BFLOAT16, ml_dtypes.bfloat16), (DT.FLOAT4E2M1, ml_dtypes.float4_e2m1fn)],
+    ids=["BFLOAT16", "FLOAT4E2M1"],
+)
 def test_float_to_bfloat16_float4_equals_ml_dtypes(onnx_type, mt, src):
     # FLOAT4E2M1 always saturates (docs 5.4) and so does ml_dtypes (it has no Inf/NaN).
     x = X32 if src == np.float32 else np.arange(1 << 16, dtype=np.uint16).view(np.float16)
     with np.errstate(all="ignore"):
         want = x.astype(mt)
     for sat in (False, True):
-        assert_bits_equal(tc.cast(x, onnx_type, saturate=sat), want, x,
-                          "%s -> %s saturate=%s" % (np.dtype(src), onnx_type.name, sat))
+        assert_bits_equal(
+            tc.cast(x, onnx_type, saturate=sat),
+            want,
+            x,
+            "%s -> %s saturate=%s" % (np.dtype(src), onnx_type.name, sat),
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -299,7 +360,7 @@ def e8m0_rule(v, saturate, mode):
     a = abs(Fraction(v))
     if a == 0:
         return 0x00 if saturate else 0xFF
-    m, e = math.frexp(float(a))            # a = m * 2^e, 0.5 <= m < 1: k = e - 1
+    m, e = math.frexp(float(a))  # a = m * 2^e, 0.5 <= m < 1: k = e - 1
     k = e - 1
     if mode == "up":
         k += 0 if m == 0.5 else 1
@@ -327,7 +388,7 @@ def test_e8m0_equals_ml_dtypes_where_the_rules_agree_and_differs_where_documente
     got = got.view(np.uint8)
     xb = x.view(np.uint32)
     negative = (xb >> 31).astype(bool) & ~np.isnan(x)
-    tiny = (np.abs(x) < np.float32(2.0 ** -126)) & (x != 0)
+    tiny = (np.abs(x) < np.float32(2.0**-126)) & (x != 0)
     same = ~negative & ~tiny
     bad = np.nonzero(same & (got != ml))[0]
     assert len(bad) == 0, ["%#x: tc %#x ml_dtypes %#x" % (xb[i], got[i], ml[i]) for i in bad[:8]]
@@ -344,7 +405,7 @@ def test_e8m0_equals_ml_dtypes_where_the_rules_agree_and_differs_where_documente
     want = np.array([e8m0_rule(float(x[i]), False, "nearest") for i in sub], np.uint8)
     np.testing.assert_array_equal(got[sub], want)
     differ = sub[got[sub] != ml[sub]]
-    assert len(differ) > 0     # the difference is real (ml_dtypes: 0x01 on (2^-127, 1.5 * 2^-127))
+    assert len(differ) > 0  # the difference is real (ml_dtypes: 0x01 on (2^-127, 1.5 * 2^-127))
 
 
 @pytest.mark.parametrize("saturate", [False, True])
@@ -353,13 +414,20 @@ def test_e8m0_every_mode_follows_the_rule(saturate, mode):
     # ml_dtypes has only "nearest"; every mode and saturate against the rule of 5.3.
     g = np.random.default_rng(3)
     powers = np.exp2(np.arange(-150, 128, dtype=np.float64))
-    x = np.concatenate([X32[::40], powers.astype(np.float32), (1.5 * powers).astype(np.float32),
-                        g.integers(0, 2**32, 2000, dtype=np.uint32).view(np.float32)])
+    x = np.concatenate(
+        [
+            X32[::40],
+            powers.astype(np.float32),
+            (1.5 * powers).astype(np.float32),
+            g.integers(0, 2**32, 2000, dtype=np.uint32).view(np.float32),
+        ]
+    )
     got = tc.cast(x, DT.FLOAT8E8M0, saturate=saturate, round_mode=mode).view(np.uint8)
     want = np.array([e8m0_rule(float(v), saturate, mode) for v in x], np.uint8)
     bad = np.nonzero(got != want)[0]
-    assert len(bad) == 0, ["%#x: tc %#x rule %#x" % (x.view(np.uint32)[i], got[i], want[i])
-                           for i in bad[:8]]
+    assert len(bad) == 0, [
+        "%#x: tc %#x rule %#x" % (x.view(np.uint32)[i], got[i], want[i]) for i in bad[:8]
+    ]
 
 
 def test_double_to_bfloat16_rounds_once_where_ml_dtypes_rounds_twice():
@@ -373,7 +441,7 @@ def test_double_to_bfloat16_rounds_once_where_ml_dtypes_rounds_twice():
     np.testing.assert_array_equal(got[inf], np.where(x[inf] < 0, 0xFF80, 0x7F80))
     # By hand: 1 + 2^-8 is the tie between 0x3F80 and 0x3F81; 2^-30 above it rounds up
     # once, while float32 first drops the 2^-30 and the tie then goes to the even 0x3F80.
-    one = np.array([1 + 2.0 ** -8 + 2.0 ** -30])
+    one = np.array([1 + 2.0**-8 + 2.0**-30])
     assert int(tc.cast(one, DT.BFLOAT16).view(np.uint16)[0]) == 0x3F81
     assert int(one.astype(ml_dtypes.bfloat16).view(np.uint16)[0]) == 0x3F80
     # docs/semantics.md section 11: INT32 16842753 -> BFLOAT16 0x4B81 (the reference 0x4B80)

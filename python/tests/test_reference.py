@@ -18,15 +18,21 @@ SCRIPT = os.path.join(ROOT, "test", "differential", "differential_test.py")
 
 def test_every_pair_matches_onnx_reference_or_a_documented_difference():
     env = dict(os.environ)
-    env.pop("TENSORCAST_SHIM", None)          # --package does not use the C shim
-    proc = subprocess.run([sys.executable, SCRIPT, "--package", "--quick"], cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=900)
+    env.pop("TENSORCAST_SHIM", None)  # --package does not use the C shim
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, "--package", "--quick"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=900,
+    )
     out = proc.stdout
     tail = "\n".join(out.splitlines()[-60:])
     lines = [ln for ln in out.splitlines() if ln.strip()]
     assert lines, "differential_test.py printed nothing (exit %d)" % proc.returncode
-    assert "python package tensorcast" in out, tail      # the package backend really ran
+    assert "python package tensorcast" in out, tail  # the package backend really ran
     m = re.fullmatch(r"(\d+) passed, (\d+) failed", lines[-1].strip())
     assert m, "unexpected last line %r\n%s" % (lines[-1], tail)
     passed, failed = int(m.group(1)), int(m.group(2))

@@ -3,7 +3,6 @@ arrays in chunks, and the package must read every chunk."""
 
 import numpy as np
 import pytest
-
 import tensorcast as tc
 
 pytest.importorskip("pyarrow")

@@ -16,8 +16,13 @@ def run(code, env_threads=None):
     env.pop("OMP_NUM_THREADS", None)
     if env_threads is not None:
         env["OMP_NUM_THREADS"] = env_threads
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout.split()
 
@@ -26,7 +31,9 @@ def test_default_is_the_affinity_without_omp_num_threads():
     assert run("import tensorcast as tc; print(tc.get_num_threads())") == [str(AFFINITY)]
 
 
-@pytest.mark.parametrize("value,want", [("1", 1), ("64", AFFINITY), ("0", AFFINITY), ("x", AFFINITY)])
+@pytest.mark.parametrize(
+    "value,want", [("1", 1), ("64", AFFINITY), ("0", AFFINITY), ("x", AFFINITY)]
+)
 def test_omp_num_threads_caps_the_default(value, want):
     # A positive number caps the affinity count; anything else is ignored.
     assert run("import tensorcast as tc; print(tc.get_num_threads())", value) == [str(want)]
@@ -72,7 +79,6 @@ def test_the_gil_is_released_during_the_work():
     import time
 
     import numpy as np
-
     import tensorcast as tc
 
     texts = tc.cast(np.random.default_rng(3).standard_normal(1 << 21), "string")

@@ -7,7 +7,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-MISUSES = '''
+MISUSES = """
 import numpy as np
 import tensorcast as tc
 
@@ -18,13 +18,27 @@ tc.cast(x)
 tc.cast(x, tc.DataType.FLOAT, saturate=True, bogus=1)
 tc.split(x, axis="0")
 v: int = tc.__version__
-'''
+"""
 
 
 def run_mypy(path, cache):
-    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
-                           "--cache-dir", cache, path], cwd=HERE, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            cache,
+            path,
+        ],
+        cwd=HERE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_mypy_strict_accepts_typed_usage(tmp_path_factory):
@@ -40,8 +54,11 @@ def test_mypy_strict_rejects_misuse(tmp_path_factory, tmp_path):
     proc = run_mypy(str(bad), cache)
     assert proc.returncode == 1, proc.stdout
     lines = MISUSES.splitlines()
-    flagged = {int(line.split(":")[1]) for line in proc.stdout.splitlines()
-               if line.startswith(str(bad)) and ": error:" in line}
+    flagged = {
+        int(line.split(":")[1])
+        for line in proc.stdout.splitlines()
+        if line.startswith(str(bad)) and ": error:" in line
+    }
     for i, text in enumerate(lines, start=1):
         if text.startswith(("tc.set_num", "n: str", "tc.cast(x", "tc.split", "v: int")):
             assert i in flagged, "mypy did not flag line %d %r:\n%s" % (i, text, proc.stdout)

@@ -7,10 +7,9 @@ from typing import Any, List, Optional
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
+import tensorcast as tc
 
 Array = npt.NDArray[Any]
-
-import tensorcast as tc
 
 
 def use_cast() -> None:

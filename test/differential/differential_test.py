@@ -66,45 +66,143 @@ FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE =
 UINT32, UINT64 = 12, 13
 BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, UINT4, INT4, FLOAT4, E8M0, UINT2, INT2 = range(16, 27)
 
-TYPES = [FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE,
-         UINT32, UINT64, BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, UINT4, INT4, FLOAT4, E8M0,
-         UINT2, INT2]
-NAME = {FLOAT: "FLOAT", UINT8: "UINT8", INT8: "INT8", UINT16: "UINT16", INT16: "INT16",
-        INT32: "INT32", INT64: "INT64", STRING: "STRING", BOOL: "BOOL", FLOAT16: "FLOAT16",
-        DOUBLE: "DOUBLE", UINT32: "UINT32", UINT64: "UINT64", BF16: "BFLOAT16",
-        E4M3FN: "FLOAT8E4M3FN", E4M3FNUZ: "FLOAT8E4M3FNUZ", E5M2: "FLOAT8E5M2",
-        E5M2FNUZ: "FLOAT8E5M2FNUZ", UINT4: "UINT4", INT4: "INT4", FLOAT4: "FLOAT4E2M1",
-        E8M0: "FLOAT8E8M0", UINT2: "UINT2", INT2: "INT2"}
-BITS = {FLOAT: 32, UINT8: 8, INT8: 8, UINT16: 16, INT16: 16, INT32: 32, INT64: 64, BOOL: 8,
-        FLOAT16: 16, DOUBLE: 64, UINT32: 32, UINT64: 64, BF16: 16, E4M3FN: 8, E4M3FNUZ: 8,
-        E5M2: 8, E5M2FNUZ: 8, UINT4: 4, INT4: 4, FLOAT4: 4, E8M0: 8, UINT2: 2, INT2: 2}
-REF_DTYPE = {FLOAT: np.float32, UINT8: np.uint8, INT8: np.int8, UINT16: np.uint16,
-             INT16: np.int16, INT32: np.int32, INT64: np.int64, BOOL: np.bool_,
-             FLOAT16: np.float16, DOUBLE: np.float64, UINT32: np.uint32, UINT64: np.uint64,
-             BF16: ml_dtypes.bfloat16, E4M3FN: ml_dtypes.float8_e4m3fn,
-             E4M3FNUZ: ml_dtypes.float8_e4m3fnuz, E5M2: ml_dtypes.float8_e5m2,
-             E5M2FNUZ: ml_dtypes.float8_e5m2fnuz, UINT4: ml_dtypes.uint4, INT4: ml_dtypes.int4,
-             FLOAT4: ml_dtypes.float4_e2m1fn, E8M0: ml_dtypes.float8_e8m0fnu,
-             UINT2: ml_dtypes.uint2, INT2: ml_dtypes.int2}
-INT_RANGE = {UINT8: (0, 255), INT8: (-128, 127), UINT16: (0, 65535), INT16: (-32768, 32767),
-             INT32: (-2**31, 2**31 - 1), INT64: (-2**63, 2**63 - 1), UINT32: (0, 2**32 - 1),
-             UINT64: (0, 2**64 - 1), UINT4: (0, 15), INT4: (-8, 7), UINT2: (0, 3),
-             INT2: (-2, 1)}
+TYPES = [
+    FLOAT,
+    UINT8,
+    INT8,
+    UINT16,
+    INT16,
+    INT32,
+    INT64,
+    STRING,
+    BOOL,
+    FLOAT16,
+    DOUBLE,
+    UINT32,
+    UINT64,
+    BF16,
+    E4M3FN,
+    E4M3FNUZ,
+    E5M2,
+    E5M2FNUZ,
+    UINT4,
+    INT4,
+    FLOAT4,
+    E8M0,
+    UINT2,
+    INT2,
+]
+NAME = {
+    FLOAT: "FLOAT",
+    UINT8: "UINT8",
+    INT8: "INT8",
+    UINT16: "UINT16",
+    INT16: "INT16",
+    INT32: "INT32",
+    INT64: "INT64",
+    STRING: "STRING",
+    BOOL: "BOOL",
+    FLOAT16: "FLOAT16",
+    DOUBLE: "DOUBLE",
+    UINT32: "UINT32",
+    UINT64: "UINT64",
+    BF16: "BFLOAT16",
+    E4M3FN: "FLOAT8E4M3FN",
+    E4M3FNUZ: "FLOAT8E4M3FNUZ",
+    E5M2: "FLOAT8E5M2",
+    E5M2FNUZ: "FLOAT8E5M2FNUZ",
+    UINT4: "UINT4",
+    INT4: "INT4",
+    FLOAT4: "FLOAT4E2M1",
+    E8M0: "FLOAT8E8M0",
+    UINT2: "UINT2",
+    INT2: "INT2",
+}
+BITS = {
+    FLOAT: 32,
+    UINT8: 8,
+    INT8: 8,
+    UINT16: 16,
+    INT16: 16,
+    INT32: 32,
+    INT64: 64,
+    BOOL: 8,
+    FLOAT16: 16,
+    DOUBLE: 64,
+    UINT32: 32,
+    UINT64: 64,
+    BF16: 16,
+    E4M3FN: 8,
+    E4M3FNUZ: 8,
+    E5M2: 8,
+    E5M2FNUZ: 8,
+    UINT4: 4,
+    INT4: 4,
+    FLOAT4: 4,
+    E8M0: 8,
+    UINT2: 2,
+    INT2: 2,
+}
+REF_DTYPE = {
+    FLOAT: np.float32,
+    UINT8: np.uint8,
+    INT8: np.int8,
+    UINT16: np.uint16,
+    INT16: np.int16,
+    INT32: np.int32,
+    INT64: np.int64,
+    BOOL: np.bool_,
+    FLOAT16: np.float16,
+    DOUBLE: np.float64,
+    UINT32: np.uint32,
+    UINT64: np.uint64,
+    BF16: ml_dtypes.bfloat16,
+    E4M3FN: ml_dtypes.float8_e4m3fn,
+    E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+    E5M2: ml_dtypes.float8_e5m2,
+    E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+    UINT4: ml_dtypes.uint4,
+    INT4: ml_dtypes.int4,
+    FLOAT4: ml_dtypes.float4_e2m1fn,
+    E8M0: ml_dtypes.float8_e8m0fnu,
+    UINT2: ml_dtypes.uint2,
+    INT2: ml_dtypes.int2,
+}
+INT_RANGE = {
+    UINT8: (0, 255),
+    INT8: (-128, 127),
+    UINT16: (0, 65535),
+    INT16: (-32768, 32767),
+    INT32: (-(2**31), 2**31 - 1),
+    INT64: (-(2**63), 2**63 - 1),
+    UINT32: (0, 2**32 - 1),
+    UINT64: (0, 2**64 - 1),
+    UINT4: (0, 15),
+    INT4: (-8, 7),
+    UINT2: (0, 3),
+    INT2: (-2, 1),
+}
 WIDE_INTS = {UINT8, INT8, UINT16, INT16, INT32, INT64, UINT32, UINT64}
 SUB_INTS = {UINT4, INT4, UINT2, INT2}
 INTS = WIDE_INTS | SUB_INTS
 SIGNED = {INT8, INT16, INT32, INT64, INT4, INT2}
 PACKED = {UINT4, INT4, FLOAT4, UINT2, INT2}
 FLOAT8 = {E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ}
-SMALL_FLOATS = FLOAT8 | {BF16, FLOAT4}          # ml_dtypes float targets (not E8M0)
+SMALL_FLOATS = FLOAT8 | {BF16, FLOAT4}  # ml_dtypes float targets (not E8M0)
 FLOATS = {FLOAT, FLOAT16, DOUBLE} | SMALL_FLOATS | {E8M0}
-ML_TYPES = SMALL_FLOATS | {E8M0} | SUB_INTS     # numpy "user" dtypes of ml_dtypes
+ML_TYPES = SMALL_FLOATS | {E8M0} | SUB_INTS  # numpy "user" dtypes of ml_dtypes
 # Sources that onnx.reference rounds to float32 before an ml_dtypes float / e8m0 target.
 ROUND_VIA_F32_SOURCES = {DOUBLE, INT32, UINT32, INT64, UINT64}
-ROUND_MODES = ["up", "down", "nearest"]          # tensorcast RoundMode values 0, 1, 2
+ROUND_MODES = ["up", "down", "nearest"]  # tensorcast RoundMode values 0, 1, 2
 
-STATUS_NAMES = {0: "OK", 1: "INVALID_ARGUMENT", 2: "UNSUPPORTED", 3: "PARSE_ERROR",
-                4: "OVERFLOW", 5: "INTERNAL"}
+STATUS_NAMES = {
+    0: "OK",
+    1: "INVALID_ARGUMENT",
+    2: "UNSUPPORTED",
+    3: "PARSE_ERROR",
+    4: "OVERFLOW",
+    5: "INTERNAL",
+}
 
 
 def code_dtype(t):
@@ -136,22 +234,48 @@ UNEXPLAINED = "UNEXPLAINED"
 # so the report can name them, and each is checked against the rule tensorcast applies
 # today, but they FAIL until the project decides: change the library to match the
 # reference, or document the difference and move the category to DOCUMENTED below.
-CAT_X_SNAN_WIDEN = "UNDOCUMENTED signalling NaN widened (f16/bf16/f32 -> f32/f64): " \
+CAT_X_SNAN_WIDEN = (
+    "UNDOCUMENTED signalling NaN widened (f16/bf16/f32 -> f32/f64): "
     "quiet bit differs from the reference"
-CAT_X_BF16_NAN_F16 = "UNDOCUMENTED bfloat16 NaN -> float16: tensorcast keeps payload bits, " \
+)
+CAT_X_BF16_NAN_F16 = (
+    "UNDOCUMENTED bfloat16 NaN -> float16: tensorcast keeps payload bits, "
     "reference gives 0x7E00/0xFE00"
-CAT_X_INT32_EDGE = "UNDOCUMENTED double in (2^31-1, 2^31) -> int4/uint4/int2/uint2: " \
+)
+CAT_X_INT32_EDGE = (
+    "UNDOCUMENTED double in (2^31-1, 2^31) -> int4/uint4/int2/uint2: "
     "reference 0, tensorcast wraps trunc(x)"
-CAT_X_F8_INF_SUBINT = "float8e5m2 +Inf -> int4/uint4/int2/uint2: " \
+)
+CAT_X_F8_INF_SUBINT = (
+    "float8e5m2 +Inf -> int4/uint4/int2/uint2: "
     "reference low bits of INT32_MAX, tensorcast 0 as for every float source"
-CAT_X_SAME_TYPE_SAT = "UNDOCUMENTED float8e5m2 -> float8e5m2 saturate=1, Inf/NaN: " \
+)
+CAT_X_SAME_TYPE_SAT = (
+    "UNDOCUMENTED float8e5m2 -> float8e5m2 saturate=1, Inf/NaN: "
     "reference saturates/canonicalises, tensorcast copies"
+)
 
-CATEGORY_ORDER = [CAT_ONE_ROUNDING, CAT_INT32_ROUNDING, CAT_STR_FLOAT, CAT_E8M0_RULES, CAT_E8M0_EXACT,
-                  CAT_E8M0_SUBNORMAL, CAT_FLOAT_INT, CAT_STR_INT, CAT_STR_BOOL,
-                  CAT_STR_TYPEERROR, CAT_NO_CAST, CAT_ML_STRING, CAT_SNAN_F16,
-                  CAT_X_SNAN_WIDEN, CAT_X_BF16_NAN_F16, CAT_X_INT32_EDGE, CAT_X_F8_INF_SUBINT,
-                  CAT_X_SAME_TYPE_SAT, UNEXPLAINED]
+CATEGORY_ORDER = [
+    CAT_ONE_ROUNDING,
+    CAT_INT32_ROUNDING,
+    CAT_STR_FLOAT,
+    CAT_E8M0_RULES,
+    CAT_E8M0_EXACT,
+    CAT_E8M0_SUBNORMAL,
+    CAT_FLOAT_INT,
+    CAT_STR_INT,
+    CAT_STR_BOOL,
+    CAT_STR_TYPEERROR,
+    CAT_NO_CAST,
+    CAT_ML_STRING,
+    CAT_SNAN_F16,
+    CAT_X_SNAN_WIDEN,
+    CAT_X_BF16_NAN_F16,
+    CAT_X_INT32_EDGE,
+    CAT_X_F8_INF_SUBINT,
+    CAT_X_SAME_TYPE_SAT,
+    UNEXPLAINED,
+]
 # Where the rule each category checks is documented. Categories not in DOCUMENTED fail.
 CATEGORY_DOC = {
     CAT_ONE_ROUNDING: "difference: double/int64/uint64 -> small float round once",
@@ -174,9 +298,22 @@ CATEGORY_DOC = {
     CAT_X_SAME_TYPE_SAT: "not covered (same-type Cast)",
     UNEXPLAINED: "-",
 }
-DOCUMENTED = {CAT_ONE_ROUNDING, CAT_INT32_ROUNDING, CAT_STR_FLOAT, CAT_E8M0_RULES, CAT_E8M0_EXACT,
-              CAT_E8M0_SUBNORMAL, CAT_FLOAT_INT, CAT_STR_INT, CAT_STR_BOOL, CAT_STR_TYPEERROR,
-              CAT_NO_CAST, CAT_ML_STRING, CAT_SNAN_F16, CAT_X_F8_INF_SUBINT}
+DOCUMENTED = {
+    CAT_ONE_ROUNDING,
+    CAT_INT32_ROUNDING,
+    CAT_STR_FLOAT,
+    CAT_E8M0_RULES,
+    CAT_E8M0_EXACT,
+    CAT_E8M0_SUBNORMAL,
+    CAT_FLOAT_INT,
+    CAT_STR_INT,
+    CAT_STR_BOOL,
+    CAT_STR_TYPEERROR,
+    CAT_NO_CAST,
+    CAT_ML_STRING,
+    CAT_SNAN_F16,
+    CAT_X_F8_INF_SUBINT,
+}
 
 # ----------------------------------------------------------------------------------
 # Exact arithmetic helpers
@@ -246,8 +383,12 @@ def value_str(v):
     if mag.denominator == 1:
         return s + str(mag.numerator)
     e = floor_log2(mag)
-    return "%s%s (= %s * 2^%d)" % (s, "%.25g" % float(mag) if mag < 2**1000 else "huge",
-                                   mag / pow2(e), e)
+    return "%s%s (= %s * 2^%d)" % (
+        s,
+        "%.25g" % float(mag) if mag < 2**1000 else "huge",
+        mag / pow2(e),
+        e,
+    )
 
 
 # ----------------------------------------------------------------------------------
@@ -257,9 +398,15 @@ def value_str(v):
 # ebits, mbits, bias, kind. kind: ieee (Inf + NaN payloads), fn (E4M3FN: only S.1111.111
 # is NaN), fnuz (0x80 is the only NaN, no -0), fn4 (no Inf/NaN).
 FORMATS = {
-    DOUBLE: (11, 52, 1023, "ieee"), FLOAT: (8, 23, 127, "ieee"), FLOAT16: (5, 10, 15, "ieee"),
-    BF16: (8, 7, 127, "ieee"), E4M3FN: (4, 3, 7, "fn"), E4M3FNUZ: (4, 3, 8, "fnuz"),
-    E5M2: (5, 2, 15, "ieee"), E5M2FNUZ: (5, 2, 16, "fnuz"), FLOAT4: (2, 1, 1, "fn4"),
+    DOUBLE: (11, 52, 1023, "ieee"),
+    FLOAT: (8, 23, 127, "ieee"),
+    FLOAT16: (5, 10, 15, "ieee"),
+    BF16: (8, 7, 127, "ieee"),
+    E4M3FN: (4, 3, 7, "fn"),
+    E4M3FNUZ: (4, 3, 8, "fnuz"),
+    E5M2: (5, 2, 15, "ieee"),
+    E5M2FNUZ: (5, 2, 16, "fnuz"),
+    FLOAT4: (2, 1, 1, "fn4"),
 }
 
 
@@ -274,7 +421,7 @@ def decode_float(t, code):
     if kind == "fn" and e == emax_field and m == (1 << mb) - 1:
         return ("nan", sign, None, mb)
     if kind == "fnuz" and sign == 1 and e == 0 and m == 0:
-        return ("nan", 1, None, mb)          # the FNUZ NaN decodes to a negative NaN
+        return ("nan", 1, None, mb)  # the FNUZ NaN decodes to a negative NaN
     if e == 0:
         mag = m * pow2(1 - bias - mb)
     else:
@@ -313,7 +460,7 @@ class Table:
 
     def __init__(self, t):
         eb, mb, bias, kind = FORMATS[t]
-        self.top = 1 << (eb + mb)                 # the sign bit
+        self.top = 1 << (eb + mb)  # the sign bit
         pairs = []
         for c in range(self.top):
             v = decode_float(t, c)
@@ -341,7 +488,7 @@ class Table:
             return i
         if mag > mid:
             return i + 1
-        return i if i % 2 == 0 else i + 1        # tie: the even code
+        return i if i % 2 == 0 else i + 1  # tie: the even code
 
     def interval(self, c):
         """Round-trip interval of positive code c >= 1: (lo, hi, lo_incl, hi_incl)."""
@@ -403,7 +550,7 @@ def overflow_code(t, sign, sat):
     if t == E5M2:
         return s8 | (0x7B if sat else 0x7C)
     if t == FLOAT4:
-        return (sign << 3) | 0x7                 # float4 always saturates
+        return (sign << 3) | 0x7  # float4 always saturates
     if t == FLOAT16:
         return (sign << 15) | 0x7C00
     if t == BF16:
@@ -470,7 +617,7 @@ def encode_float(t, v, sat):
     if c > tb.maxc:
         return overflow_code(t, sign, sat)
     if c == 0 and t in (E4M3FNUZ, E5M2FNUZ):
-        return 0                                  # no negative zero
+        return 0  # no negative zero
     return (sign << (BITS[t] - 1)) | c
 
 
@@ -503,7 +650,7 @@ def encode_e8m0(v, sat, rm):
         return 0xFF
     if v[0] == "inf":
         return 0xFE if sat else 0xFF
-    mag = v[2]                                    # the sign is ignored (uses |x|)
+    mag = v[2]  # the sign is ignored (uses |x|)
     if mag == 0:
         return 0x00 if sat else 0xFF
     k = e8m0_exponent(mag, rm)
@@ -543,8 +690,10 @@ def float_to_int_code(t, v):
 # ---- strings --------------------------------------------------------------------
 
 _WS = "[ \t\n\r\f\v]*"
-NUM_RE = re.compile("^" + _WS + r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))"
-                    r"(?:[eE]([+-]?[0-9]+))?" + _WS + "$")
+NUM_RE = re.compile(
+    "^" + _WS + r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))"
+    r"(?:[eE]([+-]?[0-9]+))?" + _WS + "$"
+)
 SPECIAL_RE = re.compile("^" + _WS + r"([+-]?)(inf|infinity|nan)" + _WS + "$", re.I)
 INT_SYNTAX_RE = re.compile("^" + _WS + r"[+-]?[0-9]+" + _WS + "$")
 BOOL_WORD_RE = re.compile(r"^(true|false)$", re.I)
@@ -570,7 +719,7 @@ def parse_string(s):
     if n == 0:
         return ("num", sign, Fraction(0))
     ndig = len(str(n))
-    if e + ndig > 1000:                          # far beyond every format: a huge stand-in
+    if e + ndig > 1000:  # far beyond every format: a huge stand-in
         return ("num", sign, Fraction(10) ** 1000)
     if e + ndig < -1000:
         return ("num", sign, Fraction(1, 10**1000))
@@ -605,7 +754,7 @@ def string_oracle(t, s, sat, rm):
 def oracle(src, dst, v, sat, rm, code=None):
     """tensorcast's result code for a decoded non-string source value (docs/semantics.md)."""
     if src == dst and code is not None:
-        return code                               # same type: the bits are copied
+        return code  # same type: the bits are copied
     if src == BOOL:
         one = v[2] != 0
         if dst == E8M0:
@@ -655,13 +804,19 @@ def format_numpy(n, m, positional, negative):
             out = "0." + "0" * (m - len(s)) + s
     else:
         e = len(s) - 1 - m
-        out = s[0] + ("." + s[1:] if len(s) > 1 else "") + "e" + ("-" if e < 0 else "+") + \
-            "%02d" % abs(e)
+        out = (
+            s[0]
+            + ("." + s[1:] if len(s) > 1 else "")
+            + "e"
+            + ("-" if e < 0 else "+")
+            + "%02d" % abs(e)
+        )
     return ("-" if negative else "") + out
 
 
 def shortest_strings(v, lo, hi, lo_incl, hi_incl, negative):
     """The numpy-style strings of the closest shortest decimals in the interval."""
+
     def inside(c):
         return (c > lo or (lo_incl and c == lo)) and (c < hi or (hi_incl and c == hi))
 
@@ -718,7 +873,8 @@ def string_roundtrips(src, code, s):
     if src == E8M0:
         return encode_e8m0(pv, False, "nearest") == code
     return encode_float(src, pv, False) == code or (
-        v[0] == "num" and pv[0] == "num" and v[2] == pv[2] == 0 and v[1] == pv[1])
+        v[0] == "num" and pv[0] == "num" and v[2] == pv[2] == 0 and v[1] == pv[1]
+    )
 
 
 # ----------------------------------------------------------------------------------
@@ -739,7 +895,11 @@ def to_ref_array(src, codes):
         return np.array(codes, dtype=object)
     if src == BOOL:
         return codes.astype(np.bool_)
-    return codes.view(REF_DTYPE[src]) if BITS[src] >= 8 else codes.astype(np.uint8).view(REF_DTYPE[src])
+    return (
+        codes.view(REF_DTYPE[src])
+        if BITS[src] >= 8
+        else codes.astype(np.uint8).view(REF_DTYPE[src])
+    )
 
 
 def from_ref_array(dst, y):
@@ -767,7 +927,7 @@ def run_reference(evaluator, src, dst, inputs):
             pass
         out, errs = [], []
         for i in range(len(inputs)):
-            one = inputs[i:i + 1]
+            one = inputs[i : i + 1]
             try:
                 y = evaluator.run(None, {"x": to_ref_array(src, one)})[0]
                 r = from_ref_array(dst, y)
@@ -808,15 +968,48 @@ class Shim:
         self.lib = ctypes.CDLL(path)
         L = self.lib
         c_size, c_int, vp = ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p
-        L.tc_cast.argtypes = [vp, c_int, vp, c_int, c_size, c_int, c_int, c_int,
-                              ctypes.POINTER(c_size), ctypes.c_char_p, c_size]
+        L.tc_cast.argtypes = [
+            vp,
+            c_int,
+            vp,
+            c_int,
+            c_size,
+            c_int,
+            c_int,
+            c_int,
+            ctypes.POINTER(c_size),
+            ctypes.c_char_p,
+            c_size,
+        ]
         L.tc_cast.restype = c_int
-        L.tc_cast_from_strings.argtypes = [ctypes.c_char_p, vp, vp, c_int, c_size, c_int, c_int,
-                                           c_int, ctypes.POINTER(c_size), ctypes.c_char_p, c_size]
+        L.tc_cast_from_strings.argtypes = [
+            ctypes.c_char_p,
+            vp,
+            vp,
+            c_int,
+            c_size,
+            c_int,
+            c_int,
+            c_int,
+            ctypes.POINTER(c_size),
+            ctypes.c_char_p,
+            c_size,
+        ]
         L.tc_cast_from_strings.restype = c_int
-        L.tc_cast_to_strings.argtypes = [vp, ctypes.c_char_p, vp, c_int, c_size, c_int, c_int,
-                                         c_int, ctypes.POINTER(vp), ctypes.POINTER(c_size),
-                                         ctypes.c_char_p, c_size]
+        L.tc_cast_to_strings.argtypes = [
+            vp,
+            ctypes.c_char_p,
+            vp,
+            c_int,
+            c_size,
+            c_int,
+            c_int,
+            c_int,
+            ctypes.POINTER(vp),
+            ctypes.POINTER(c_size),
+            ctypes.c_char_p,
+            c_size,
+        ]
         L.tc_cast_to_strings.restype = c_int
         L.tc_strings_total_bytes.argtypes = [vp]
         L.tc_strings_total_bytes.restype = ctypes.c_uint64
@@ -855,14 +1048,38 @@ class Shim:
             handle = ctypes.c_void_p()
             if src == STRING:
                 data, offs = self._strings_in(inputs)
-                rc = self.lib.tc_cast_to_strings(None, data, offs.ctypes.data, src, n, sat, rm,
-                                                 flags, ctypes.byref(handle),
-                                                 ctypes.byref(written), err, len(err))
+                rc = self.lib.tc_cast_to_strings(
+                    None,
+                    data,
+                    offs.ctypes.data,
+                    src,
+                    n,
+                    sat,
+                    rm,
+                    flags,
+                    ctypes.byref(handle),
+                    ctypes.byref(written),
+                    err,
+                    len(err),
+                )
             else:
-                buf = ctypes.create_string_buffer(self._src_buffer(src, inputs), max(1, len(self._src_buffer(src, inputs))))
-                rc = self.lib.tc_cast_to_strings(buf, None, None, src, n, sat, rm, flags,
-                                                 ctypes.byref(handle), ctypes.byref(written),
-                                                 err, len(err))
+                buf = ctypes.create_string_buffer(
+                    self._src_buffer(src, inputs), max(1, len(self._src_buffer(src, inputs)))
+                )
+                rc = self.lib.tc_cast_to_strings(
+                    buf,
+                    None,
+                    None,
+                    src,
+                    n,
+                    sat,
+                    rm,
+                    flags,
+                    ctypes.byref(handle),
+                    ctypes.byref(written),
+                    err,
+                    len(err),
+                )
             if rc != 0:
                 return rc, err.value.decode(errors="replace"), written.value, None
             total = self.lib.tc_strings_total_bytes(handle)
@@ -872,31 +1089,49 @@ class Shim:
             self.lib.tc_strings_fill(handle, data, offs.ctypes.data)
             self.lib.tc_strings_free(handle)
             raw = data.raw
-            out = [raw[int(offs[i]):int(offs[i + 1])].decode("utf-8", errors="replace")
-                   for i in range(count)]
+            out = [
+                raw[int(offs[i]) : int(offs[i + 1])].decode("utf-8", errors="replace")
+                for i in range(count)
+            ]
             return 0, "", n, out
         nbytes = self.lib.tc_storage_bytes(dst, n)
-        dst_buf = ctypes.create_string_buffer(b"\xA5" * (nbytes + self.GUARD), nbytes + self.GUARD)
+        dst_buf = ctypes.create_string_buffer(b"\xa5" * (nbytes + self.GUARD), nbytes + self.GUARD)
         if src == STRING:
             data, offs = self._strings_in(inputs)
-            rc = self.lib.tc_cast_from_strings(data, offs.ctypes.data, dst_buf, dst, n, sat, rm,
-                                               flags, ctypes.byref(written), err, len(err))
+            rc = self.lib.tc_cast_from_strings(
+                data,
+                offs.ctypes.data,
+                dst_buf,
+                dst,
+                n,
+                sat,
+                rm,
+                flags,
+                ctypes.byref(written),
+                err,
+                len(err),
+            )
         else:
             raw = self._src_buffer(src, inputs)
             src_buf = ctypes.create_string_buffer(raw, max(1, len(raw)))
-            rc = self.lib.tc_cast(src_buf, src, dst_buf, dst, n, sat, rm, flags,
-                                  ctypes.byref(written), err, len(err))
+            rc = self.lib.tc_cast(
+                src_buf, src, dst_buf, dst, n, sat, rm, flags, ctypes.byref(written), err, len(err)
+            )
         if rc != 0:
             return rc, err.value.decode(errors="replace"), written.value, None
         raw = dst_buf.raw
-        if raw[nbytes:] != b"\xA5" * self.GUARD:
+        if raw[nbytes:] != b"\xa5" * self.GUARD:
             return -1, "wrote past the end of the destination (%d bytes)" % nbytes, n, None
         if dst in PACKED:
             bits = BITS[dst]
             used = n * bits
             if used % 8 and raw[nbytes - 1] >> (used % 8):
-                return -1, "padding bits of the last packed byte are not zero: %#04x" % \
-                    raw[nbytes - 1], n, None
+                return (
+                    -1,
+                    "padding bits of the last packed byte are not zero: %#04x" % raw[nbytes - 1],
+                    n,
+                    None,
+                )
             return 0, "", n, unpack(raw[:nbytes], bits, n)
         return 0, "", n, np.frombuffer(raw[:nbytes], code_dtype(dst)).copy()
 
@@ -915,9 +1150,13 @@ class PackageShim:
 
     def __init__(self):
         import tensorcast
+
         self.tc = tensorcast
-        self.string_dtype = np.dtypes.StringDType() if hasattr(np, "dtypes") and \
-            hasattr(np.dtypes, "StringDType") else np.dtype(object)
+        self.string_dtype = (
+            np.dtypes.StringDType()
+            if hasattr(np, "dtypes") and hasattr(np.dtypes, "StringDType")
+            else np.dtype(object)
+        )
 
     def active_target(self):
         return "python package tensorcast %s at %s" % (self.tc.__version__, self.tc.__file__)
@@ -931,7 +1170,7 @@ class PackageShim:
         if t in (INT4, INT2):
             b = codes.astype(np.int16) & ((1 << BITS[t]) - 1)
             b = np.where(b >= (1 << (BITS[t] - 1)), b - (1 << BITS[t]), b)
-            return b.astype(REF_DTYPE[t])        # the bytes ml_dtypes itself stores
+            return b.astype(REF_DTYPE[t])  # the bytes ml_dtypes itself stores
         if BITS[t] < 8:
             return codes.astype(np.uint8).view(REF_DTYPE[t])
         return np.ascontiguousarray(codes.astype(code_dtype(t))).view(REF_DTYPE[t])
@@ -966,8 +1205,9 @@ class PackageShim:
             low = b & ((1 << BITS[t]) - 1)
             ok = b == low
             if t in (INT4, INT2):
-                ok |= b == (low.astype(np.int16) - ((low >> (BITS[t] - 1)) << BITS[t])
-                            ).astype(np.int8).view(np.uint8)
+                ok |= b == (low.astype(np.int16) - ((low >> (BITS[t] - 1)) << BITS[t])).astype(
+                    np.int8
+                ).view(np.uint8)
             if not ok.all():
                 i = int(np.nonzero(~ok)[0][0])
                 return None, "%s result element %d is stored as byte %#04x" % (NAME[t], i, b[i])
@@ -983,8 +1223,11 @@ class PackageShim:
 
         def run(**more):
             if flags & 1:
-                like = np.array([], dtype=self.string_dtype) if dst == STRING else \
-                    np.zeros(0, REF_DTYPE[dst])
+                like = (
+                    np.array([], dtype=self.string_dtype)
+                    if dst == STRING
+                    else np.zeros(0, REF_DTYPE[dst])
+                )
                 return tc.cast_like(x, like, **kw, **more)
             return tc.cast(x, dst, **kw, **more)
 
@@ -997,8 +1240,13 @@ class PackageShim:
             if not isinstance(idx, int):
                 return -1, "CastError without an int .index: %r (%s)" % (idx, e), 0, None
             if src == STRING and 0 <= idx < n and getattr(e, "text", None) != inputs[idx]:
-                return -1, "CastError .text %r, element %d is %r" % (
-                    getattr(e, "text", None), idx, inputs[idx]), idx, None
+                return (
+                    -1,
+                    "CastError .text %r, element %d is %r"
+                    % (getattr(e, "text", None), idx, inputs[idx]),
+                    idx,
+                    None,
+                )
             return 3, str(e), idx, None
         except TypeError as e:
             return 2, "TypeError: %s" % e, 0, None
@@ -1014,11 +1262,19 @@ class PackageShim:
             except (TypeError, ValueError) as e:
                 return -1, "packed=True raised %s: %s" % (type(e).__name__, e), n, None
             want = pack(out, BITS[dst])
-            if not isinstance(yp, np.ndarray) or yp.dtype != np.uint8 or yp.shape != want.shape \
-                    or not np.array_equal(yp, want):
-                return -1, "packed=True result %r is not the packing %r of the unpacked " \
-                    "result" % (getattr(yp, "tobytes", lambda: yp)()[:16], want.tobytes()[:16]), \
-                    n, None
+            if (
+                not isinstance(yp, np.ndarray)
+                or yp.dtype != np.uint8
+                or yp.shape != want.shape
+                or not np.array_equal(yp, want)
+            ):
+                return (
+                    -1,
+                    "packed=True result %r is not the packing %r of the unpacked "
+                    "result" % (getattr(yp, "tobytes", lambda: yp)()[:16], want.tobytes()[:16]),
+                    n,
+                    None,
+                )
         return 0, "", n, out
 
 
@@ -1063,8 +1319,18 @@ class Inputs:
         # float32 (for double sources): extremes, ties at random magnitudes.
         if src == DOUBLE:
             f32max = (2 - pow2(-23)) * pow2(127)
-            pts.update([f32max, f32max + pow2(103), pow2(-149), pow2(-150), 3 * pow2(-151),
-                        pow2(-126), pow2(-126) - pow2(-150), pow2(-127)])
+            pts.update(
+                [
+                    f32max,
+                    f32max + pow2(103),
+                    pow2(-149),
+                    pow2(-150),
+                    3 * pow2(-151),
+                    pow2(-126),
+                    pow2(-126) - pow2(-150),
+                    pow2(-127),
+                ]
+            )
             for _ in range(80 if self.quick else 300):
                 e = r.randrange(-149, 128)
                 if e < -126:
@@ -1097,8 +1363,12 @@ class Inputs:
         vals = np.array([float(p) for p in pts if p < 2**1100] + list(extra_f64), np.float64)
         with np.errstate(all="ignore"):
             v = vals.astype(ft)
-            near = [v, np.nextafter(v, ft(np.inf)), np.nextafter(v, ft(0)),
-                    np.nextafter(np.nextafter(v, ft(np.inf)), ft(np.inf))]
+            near = [
+                v,
+                np.nextafter(v, ft(np.inf)),
+                np.nextafter(v, ft(0)),
+                np.nextafter(np.nextafter(v, ft(np.inf)), ft(np.inf)),
+            ]
             allv = np.concatenate(near)
             allv = allv[np.isfinite(allv)]
             neg = allv[self.nprng.random(len(allv)) < 0.5]
@@ -1112,7 +1382,7 @@ class Inputs:
         if src == BOOL:
             return np.array([0, 1, 1, 0], np.uint8)
         if BITS[src] <= 8 or src in (FLOAT16, BF16, INT16, UINT16):
-            return np.arange(1 << BITS[src], dtype=code_dtype(src))   # exhaustive
+            return np.arange(1 << BITS[src], dtype=code_dtype(src))  # exhaustive
         ct = code_dtype(src)
         if src in (FLOAT, DOUBLE):
             ft = REF_DTYPE[src]
@@ -1126,32 +1396,84 @@ class Inputs:
                     for k in (25, 26, 30, 40, 52):
                         extra.append(float(p * (1 + pow2(-k))))
                         extra.append(float(p * (1 - pow2(-k))))
-                extra += [2.0**128, 2.0**128 * 1.5, 1e300, 1e-300, 2.0**-1074, 2.0**-1022,
-                          2.0**-127 * (1 - 2.0**-40), 2.0**127 * 1.5 * (1 - 2.0**-40)]
+                extra += [
+                    2.0**128,
+                    2.0**128 * 1.5,
+                    1e300,
+                    1e-300,
+                    2.0**-1074,
+                    2.0**-1022,
+                    2.0**-127 * (1 - 2.0**-40),
+                    2.0**127 * 1.5 * (1 - 2.0**-40),
+                ]
             adv = self._float_from_points(src, pts, extra)
             # log-uniform magnitudes, uniform bit patterns, small values with fractions
-            lg = np.exp2(g.uniform(-160 if src == FLOAT else -1080, 130 if src == FLOAT else 1024,
-                                   nrand)) * g.choice([-1, 1], nrand)
+            lg = np.exp2(
+                g.uniform(-160 if src == FLOAT else -1080, 130 if src == FLOAT else 1024, nrand)
+            ) * g.choice([-1, 1], nrand)
             small = g.uniform(-300, 300, nrand)
             bits = g.integers(0, np.iinfo(ct).max, nrand, dtype=ct, endpoint=True)
             with np.errstate(all="ignore"):
                 parts = [adv.view(ct), lg.astype(ft).view(ct), small.astype(ft).view(ct), bits]
             if src == FLOAT:
-                specials = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
-                            0xFFC00000, 0x7FC00001, 0x7FFFFFFF, 0xFFFFFFFF, 0x7F800001,
-                            0xFF800001, 0x7FA00000, 0x7F802000, 0x7FBFFFFF, 0x7FC02000,
-                            0xFFE00000, 0x7FE00000, 0x7F801FFF, 0x00400000, 0x80400000,
-                            0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF,
-                            0xFF7FFFFF, 0x00600000, 0x00200000, 0x00500000]
+                specials = [
+                    0x00000000,
+                    0x80000000,
+                    0x7F800000,
+                    0xFF800000,
+                    0x7FC00000,
+                    0xFFC00000,
+                    0x7FC00001,
+                    0x7FFFFFFF,
+                    0xFFFFFFFF,
+                    0x7F800001,
+                    0xFF800001,
+                    0x7FA00000,
+                    0x7F802000,
+                    0x7FBFFFFF,
+                    0x7FC02000,
+                    0xFFE00000,
+                    0x7FE00000,
+                    0x7F801FFF,
+                    0x00400000,
+                    0x80400000,
+                    0x00000001,
+                    0x80000001,
+                    0x007FFFFF,
+                    0x00800000,
+                    0x7F7FFFFF,
+                    0xFF7FFFFF,
+                    0x00600000,
+                    0x00200000,
+                    0x00500000,
+                ]
             else:
-                specials = [0, 1 << 63, 0x7FF0000000000000, 0xFFF0000000000000,
-                            0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001,
-                            0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0x7FF0000000000001,
-                            0xFFF0000000000001, 0x7FF4000000000000, 0x7FF0000020000000,
-                            0x7FF8000020000000, 0x7FF0040000000000, 0x7FF7FFFFFFFFFFFF,
-                            0xFFF4000000000000, 0x7FF0000000001000, 0x0000000000000001,
-                            0x0010000000000000, 0x7FEFFFFFFFFFFFFF, 0x3810000000000000,
-                            0x3800000000000000, 0x3690000000000000]
+                specials = [
+                    0,
+                    1 << 63,
+                    0x7FF0000000000000,
+                    0xFFF0000000000000,
+                    0x7FF8000000000000,
+                    0xFFF8000000000000,
+                    0x7FF8000000000001,
+                    0x7FFFFFFFFFFFFFFF,
+                    0xFFFFFFFFFFFFFFFF,
+                    0x7FF0000000000001,
+                    0xFFF0000000000001,
+                    0x7FF4000000000000,
+                    0x7FF0000020000000,
+                    0x7FF8000020000000,
+                    0x7FF0040000000000,
+                    0x7FF7FFFFFFFFFFFF,
+                    0xFFF4000000000000,
+                    0x7FF0000000001000,
+                    0x0000000000000001,
+                    0x0010000000000000,
+                    0x7FEFFFFFFFFFFFFF,
+                    0x3810000000000000,
+                    0x3800000000000000,
+                    0x3690000000000000,
+                ]
             parts.append(np.array(specials, ct))
             return np.unique(np.concatenate(parts).astype(ct))
         # 32/64-bit integers
@@ -1166,7 +1488,7 @@ class Inputs:
             for d in (-2, -1, 0, 1, 2):
                 vals.add((1 << k) + d)
                 vals.add(-(1 << k) + d)
-                vals.add(3 * (1 << k) // 2 + d)   # e8m0 nearest ties
+                vals.add(3 * (1 << k) // 2 + d)  # e8m0 nearest ties
         # Ties of every float target's precision p at magnitude 2^e (+- 1 unit and +- just
         # under half a float32 ulp, the double-rounding cases through float32).
         for p in (2, 3, 4, 8, 11, 24, 53):
@@ -1175,8 +1497,19 @@ class Inputs:
                     j = r.randrange(1 << (p - 1))
                     tie = (1 << e) + (2 * j + 1) * (1 << (e - p))
                     f32ulp = 1 << max(0, e - 23)
-                    for d in {0, 1, -1, 2, -2, f32ulp // 2, -(f32ulp // 2), f32ulp // 2 - 1,
-                              -(f32ulp // 2 - 1), f32ulp // 4, -(f32ulp // 4)}:
+                    for d in {
+                        0,
+                        1,
+                        -1,
+                        2,
+                        -2,
+                        f32ulp // 2,
+                        -(f32ulp // 2),
+                        f32ulp // 2 - 1,
+                        -(f32ulp // 2 - 1),
+                        f32ulp // 4,
+                        -(f32ulp // 4),
+                    }:
                         vals.add(tie + d)
                         vals.add(-(tie + d))
         vals.update(range(-300, 301))
@@ -1204,36 +1537,173 @@ def exact_decimal(q):
 def make_strings(r, quick):
     out = []
     # Every accepted spelling of tensorcast's number syntax.
-    out += ["0", "-0", "+0", "0.0", "-0.0", "1", "-1", "+1", "1.5", "-1.5", "+1.5", " 1.5",
-            "1.5 ", "  -2.25  ", "\t3\n", "\n\r\t 4 \f\v", ".5", "5.", "-.5", "+5.", "1.e3",
-            ".5e1", "1e-5", "1E8", "1e+8", "1E-05", "1e0", "1e-0", "1e00005", "000123",
-            "0.000", "00.0100", "inf", "INF", "+INF", "-INF", "Inf", "infinity", "Infinity",
-            "-Infinity", "+infinity", "iNfInItY", "nan", "NaN", "NAN", "-nan", "+nan", "nAn",
-            " nan ", " -inf\t", "100", "100.5", "-100.5", "127", "128", "-128", "-129", "255",
-            "256", "-1", "65535", "65536", "-32769", "2147483647", "2147483648",
-            "-2147483648", "-2147483649", "4294967295", "4294967296", "9223372036854775807",
-            "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-            "18446744073709551615", "18446744073709551616", "99999999999999999999999",
-            "-99999999999999999999999", "1e3", "2.5e1", "1e20", "-1e20", "0.5", "-0.5",
-            "0.999999999999999999999999", "-0.999999999999999999999999", "127.9999",
-            "128.0", "-128.99999", "255.99999999", "-1.5", "7.9", "-8.9", "15.5", "3.5",
-            "-2.5", "1.7976931348623157e308", "1.7976931348623159e308", "1e400", "-1e400",
-            "1e-400", "-1e-400", "0.1", "0.2", "0.3", "3.14159265358979323846264338327950288",
-            "1e-45", "1.4e-45", "7e-46", "7.006492321624085e-46", "3.4028235e38",
-            "3.4028236e38", "3.40282356779733661637539395458142568448e38",
-            "3.4028235677973366e38", "65504", "65519.99", "65520", "65519.999999999999999999",
-            "448", "464", "464.00003", "463.99999999999999999999999", "240", "248",
-            "247.9999999999999", "57344", "61440", "61439.999999999", "6", "5", "5.0000001",
-            "7", "0.25", "0.2500000000000000000001", "0.75", "1.25", "1.75", "2.5", "3.5",
-            "5.877471754111438e-39", "5.8774717541114375398436826861112283890933277838604376"
-            "075437585313920862972736358642578125e-39", "1.1754943508222875e-38",
-            "8.816207631167157e-39", "4.408103815583578e-39", "1.7014118346046923e38",
-            "2.5521177519070385e38", "1.7e38", "1e-39", "6e-39", "0.00001", "1e-4", "0.0001",
-            "9.999999e-5", "1e16", "9999999999999999", "1e15", "123456789", "16777217",
-            "16777216.5", "33554433", "9007199254740993", "0.1000000000000000055511151231257827",
-            "0.100000000000000005551115123125782702118158340454101562500000001",
-            "1.00000000000000000000000000000000000000000000000000000000000000000000001",
-            "0.99999999999999999999999999999999999999999999999999999999999999999999999"]
+    out += [
+        "0",
+        "-0",
+        "+0",
+        "0.0",
+        "-0.0",
+        "1",
+        "-1",
+        "+1",
+        "1.5",
+        "-1.5",
+        "+1.5",
+        " 1.5",
+        "1.5 ",
+        "  -2.25  ",
+        "\t3\n",
+        "\n\r\t 4 \f\v",
+        ".5",
+        "5.",
+        "-.5",
+        "+5.",
+        "1.e3",
+        ".5e1",
+        "1e-5",
+        "1E8",
+        "1e+8",
+        "1E-05",
+        "1e0",
+        "1e-0",
+        "1e00005",
+        "000123",
+        "0.000",
+        "00.0100",
+        "inf",
+        "INF",
+        "+INF",
+        "-INF",
+        "Inf",
+        "infinity",
+        "Infinity",
+        "-Infinity",
+        "+infinity",
+        "iNfInItY",
+        "nan",
+        "NaN",
+        "NAN",
+        "-nan",
+        "+nan",
+        "nAn",
+        " nan ",
+        " -inf\t",
+        "100",
+        "100.5",
+        "-100.5",
+        "127",
+        "128",
+        "-128",
+        "-129",
+        "255",
+        "256",
+        "-1",
+        "65535",
+        "65536",
+        "-32769",
+        "2147483647",
+        "2147483648",
+        "-2147483648",
+        "-2147483649",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999",
+        "-99999999999999999999999",
+        "1e3",
+        "2.5e1",
+        "1e20",
+        "-1e20",
+        "0.5",
+        "-0.5",
+        "0.999999999999999999999999",
+        "-0.999999999999999999999999",
+        "127.9999",
+        "128.0",
+        "-128.99999",
+        "255.99999999",
+        "-1.5",
+        "7.9",
+        "-8.9",
+        "15.5",
+        "3.5",
+        "-2.5",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "-1e-400",
+        "0.1",
+        "0.2",
+        "0.3",
+        "3.14159265358979323846264338327950288",
+        "1e-45",
+        "1.4e-45",
+        "7e-46",
+        "7.006492321624085e-46",
+        "3.4028235e38",
+        "3.4028236e38",
+        "3.40282356779733661637539395458142568448e38",
+        "3.4028235677973366e38",
+        "65504",
+        "65519.99",
+        "65520",
+        "65519.999999999999999999",
+        "448",
+        "464",
+        "464.00003",
+        "463.99999999999999999999999",
+        "240",
+        "248",
+        "247.9999999999999",
+        "57344",
+        "61440",
+        "61439.999999999",
+        "6",
+        "5",
+        "5.0000001",
+        "7",
+        "0.25",
+        "0.2500000000000000000001",
+        "0.75",
+        "1.25",
+        "1.75",
+        "2.5",
+        "3.5",
+        "5.877471754111438e-39",
+        "5.8774717541114375398436826861112283890933277838604376"
+        "075437585313920862972736358642578125e-39",
+        "1.1754943508222875e-38",
+        "8.816207631167157e-39",
+        "4.408103815583578e-39",
+        "1.7014118346046923e38",
+        "2.5521177519070385e38",
+        "1.7e38",
+        "1e-39",
+        "6e-39",
+        "0.00001",
+        "1e-4",
+        "0.0001",
+        "9.999999e-5",
+        "1e16",
+        "9999999999999999",
+        "1e15",
+        "123456789",
+        "16777217",
+        "16777216.5",
+        "33554433",
+        "9007199254740993",
+        "0.1000000000000000055511151231257827",
+        "0.100000000000000005551115123125782702118158340454101562500000001",
+        "1.00000000000000000000000000000000000000000000000000000000000000000000001",
+        "0.99999999999999999999999999999999999999999999999999999999999999999999999",
+    ]
     # Ties of every float target, written out exactly, and +- a tiny amount (the decimal
     # -> double -> target double rounding of the reference, and correct rounding here).
     tie_pts = []
@@ -1245,16 +1715,18 @@ def make_strings(r, quick):
     for t in (FLOAT16, BF16):
         tb = table(t)
         grid = tb.vals + [tb.virtual]
-        for i in [0, 1, tb.maxc, tb.maxc - 1] + [r.randrange(tb.maxc) for _ in range(15 if quick else 50)]:
+        for i in [0, 1, tb.maxc, tb.maxc - 1] + [
+            r.randrange(tb.maxc) for _ in range(15 if quick else 50)
+        ]:
             tie_pts.append((grid[i] + grid[i + 1]) / 2)
-    for _ in range(30 if quick else 150):                    # float32 ties
+    for _ in range(30 if quick else 150):  # float32 ties
         e = r.randrange(-149, 128)
         if e < -126:
             tie_pts.append(pow2(-149) * r.randrange(1, 1 << 23) + pow2(-150))
         else:
             tie_pts.append(((1 << 24) + 2 * r.randrange(1 << 23) + 1) * pow2(e - 24))
     tie_pts += [((2 - pow2(-23)) * pow2(127) + pow2(103)), pow2(-150), 3 * pow2(-150)]
-    for _ in range(10 if quick else 40):                     # float64 ties
+    for _ in range(10 if quick else 40):  # float64 ties
         e = r.randrange(-1074, 1024)
         m = (1 << 53) + 2 * r.randrange(1 << 52) + 1
         if e >= -1022:
@@ -1285,7 +1757,7 @@ def make_strings(r, quick):
             cut = r.randrange(0, nd + 1)
             out.append("%s%s.%s" % (sign, digits[:cut] or "0", digits[cut:] or "0"))
         else:
-            out.append("%s%s" % (sign, digits[:r.randrange(1, 21)]))
+            out.append("%s%s" % (sign, digits[: r.randrange(1, 21)]))
     # Random double values, shortest repr and 25 significant digits.
     for _ in range(100 if quick else 300):
         x = r.choice([r.uniform(-1000, 1000), math.ldexp(r.random(), r.randrange(-150, 130))])
@@ -1295,11 +1767,38 @@ def make_strings(r, quick):
 
 
 # Strings tensorcast must reject (its number syntax), probed for every STRING -> number.
-BAD_STRINGS = ["abc", "", "0x10", "1.5abc", "1_000", " ", "1e", "e5", ".", "+", "-", "1.2.3",
-               "--1", "+-1", "1e5.5", "in", "infinit", "infinityy", "nana", "nan(123)",
-               "1 2", "\u0661", "0b1", "1,5", "\u221e", "0x1p3", "1e+", ". 5"]
+BAD_STRINGS = [
+    "abc",
+    "",
+    "0x10",
+    "1.5abc",
+    "1_000",
+    " ",
+    "1e",
+    "e5",
+    ".",
+    "+",
+    "-",
+    "1.2.3",
+    "--1",
+    "+-1",
+    "1e5.5",
+    "in",
+    "infinit",
+    "infinityy",
+    "nana",
+    "nan(123)",
+    "1 2",
+    "\u0661",
+    "0b1",
+    "1,5",
+    "\u221e",
+    "0x1p3",
+    "1e+",
+    ". 5",
+]
 BAD_BOOL_STRINGS = ["abc", "yes", "", "truee", "t", "no"]
-UNICODE_STRINGS = ["h\u00e9llo", "\u65e5\u672c", "\U0001F600", "a\u0000b", "x" * 300]
+UNICODE_STRINGS = ["h\u00e9llo", "\u65e5\u672c", "\U0001f600", "a\u0000b", "x" * 300]
 
 
 # ----------------------------------------------------------------------------------
@@ -1354,12 +1853,20 @@ def classify(src, dst, sat, rm, x, ref, ref_err, tc):
         # The reference keeps the bits for f16 -> f32/f64 and bf16 -> f32 (numpy and
         # ml_dtypes shift them) but quiets f32 -> f64 and bf16 -> f64 (a C cast).
         kept, quieted = widened_nan(dst, v, False), widened_nan(dst, v, True)
-        return CAT_X_SNAN_WIDEN, tc in (kept, quieted), \
-            "bits kept %#x, quieted %#x" % (kept, quieted)
+        return (
+            CAT_X_SNAN_WIDEN,
+            tc in (kept, quieted),
+            "bits kept %#x, quieted %#x" % (kept, quieted),
+        )
     if src == BF16 and dst == FLOAT16 and v[0] == "nan":
         return CAT_X_BF16_NAN_F16, tc == want, detail
-    if src == DOUBLE and dst in SUB_INTS and v[0] == "num" and not v[1] and \
-            2**31 - 1 < v[2] < 2**31:
+    if (
+        src == DOUBLE
+        and dst in SUB_INTS
+        and v[0] == "num"
+        and not v[1]
+        and 2**31 - 1 < v[2] < 2**31
+    ):
         return CAT_X_INT32_EDGE, tc == want, detail
     if src in FLOAT8 and dst in SUB_INTS and v[0] == "inf":
         return CAT_X_F8_INF_SUBINT, tc == want, detail
@@ -1393,13 +1900,15 @@ def classify_string(dst, sat, rm, s, ref, ref_err, tc):
     want = string_oracle(dst, s, sat, rm)
     if want is None:
         return UNEXPLAINED, False, "tensorcast accepted a string its number syntax rejects"
-    detail = "oracle %#x (value %s)" % (want, value_str(parse_string(s)) if dst != BOOL or
-                                        not BOOL_WORD_RE.match(s) else s)
+    detail = "oracle %#x (value %s)" % (
+        want,
+        value_str(parse_string(s)) if dst != BOOL or not BOOL_WORD_RE.match(s) else s,
+    )
     if ref_err is not None:
         if dst in SMALL_FLOATS | SUB_INTS:
             return CAT_STR_TYPEERROR, tc == want, detail
         if dst in WIDE_INTS:
-            return CAT_STR_INT, tc == want, detail      # int("100.5") raises, overflow raises
+            return CAT_STR_INT, tc == want, detail  # int("100.5") raises, overflow raises
         if dst in (FLOAT, FLOAT16, DOUBLE, E8M0):
             return CAT_STR_FLOAT, tc == want, detail + "; reference raised " + ref_err
         return CAT_NO_CAST, tc == want, detail
@@ -1433,14 +1942,14 @@ def vector_float_to_int(src, dst, codes):
     if src in (FLOAT, DOUBLE, FLOAT16):
         with np.errstate(all="ignore"):
             x = codes.view(REF_DTYPE[src]).astype(np.float64)
-    else:                                     # small formats: decode by the table here
+    else:  # small formats: decode by the table here
         lut = np.array([float_value_or_nan(src, c) for c in range(1 << BITS[src])], np.float64)
         x = lut[codes.astype(np.int64)]
     lo, hi = INT_RANGE[dst]
     with np.errstate(all="ignore"):
         t = np.trunc(x)
         nan = np.isnan(x)
-        over = ~nan & (t >= float(hi + 1))    # hi + 1 is a power of two
+        over = ~nan & (t >= float(hi + 1))  # hi + 1 is a power of two
         under = ~nan & (t < float(lo))
         inr = ~(nan | over | under)
         if lo < 0:
@@ -1480,25 +1989,33 @@ def self_check(rng):
         # numpy >= 2.3 writes float16 >= 1e3 and float32 >= 1e6 in scientific notation;
         # tensorcast (and the ONNX v1.18 string data) use the older rule (< 1e16
         # positional). tools/python-env.sh installs numpy < 2.3.
-        problems.append("numpy %s spells str(float32(1e6)) as %r: the reference's float -> "
-                        "string differs from tensorcast's rule; use numpy < 2.3"
-                        % (np.__version__, str(np.float32(1e6))))
+        problems.append(
+            "numpy %s spells str(float32(1e6)) as %r: the reference's float -> "
+            "string differs from tensorcast's rule; use numpy < 2.3"
+            % (np.__version__, str(np.float32(1e6)))
+        )
     g = np.random.default_rng(rng.randrange(2**32))
     with np.errstate(all="ignore"):
-        x = np.concatenate([g.integers(0, 2**32 - 1, 4000, dtype=np.uint32, endpoint=True),
-                            np.exp2(g.uniform(-150, 130, 4000)).astype(np.float32).view(np.uint32)])
+        x = np.concatenate(
+            [
+                g.integers(0, 2**32 - 1, 4000, dtype=np.uint32, endpoint=True),
+                np.exp2(g.uniform(-150, 130, 4000)).astype(np.float32).view(np.uint32),
+            ]
+        )
     xf = x.view(np.float32)
     finite = np.isfinite(xf)
     x = x[finite]
     for dst in (FLOAT16, BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, DOUBLE):
-        for sat in ((0, 1) if dst in FLOAT8 else (1,)):
+        for sat in (0, 1) if dst in FLOAT8 else (1,):
             ev = make_reference(FLOAT, dst, sat, "up")
             ref, _ = run_reference(ev, FLOAT, dst, x)
             for c, rc in zip(x[:3000], ref[:3000]):
                 want = oracle(FLOAT, dst, decode(FLOAT, int(c)), sat, "up")
                 if want != int(rc):
-                    problems.append("encode FLOAT %#x -> %s sat=%d: oracle %#x, reference %#x"
-                                    % (c, NAME[dst], sat, want, rc))
+                    problems.append(
+                        "encode FLOAT %#x -> %s sat=%d: oracle %#x, reference %#x"
+                        % (c, NAME[dst], sat, want, rc)
+                    )
     d = g.integers(0, 2**64 - 1, 2000, dtype=np.uint64, endpoint=True)
     d = d[np.isfinite(d.view(np.float64))]
     ref, _ = run_reference(make_reference(DOUBLE, FLOAT, 1, "up"), DOUBLE, FLOAT, d)
@@ -1519,8 +2036,9 @@ def self_check(rng):
             got = to_ref_array(t, codes).astype(np.float64)
         for c, gv in zip(codes, got):
             mine = float_value_or_nan(t, int(c))
-            if not (mine == gv or (math.isnan(mine) and math.isnan(gv))) or \
-                    (mine == 0 and math.copysign(1, mine) != math.copysign(1, gv)):
+            if not (mine == gv or (math.isnan(mine) and math.isnan(gv))) or (
+                mine == 0 and math.copysign(1, mine) != math.copysign(1, gv)
+            ):
                 problems.append("decode %s %#x: %r vs ml_dtypes %r" % (NAME[t], c, mine, gv))
     # shortest-string machinery versus numpy's float16 str() (same rules, numpy-verified)
     for c in list(range(0, 65536, 7)):
@@ -1608,14 +2126,17 @@ def check_parse_errors(shim, dst, sat, rm, valid):
     bad = BAD_BOOL_STRINGS if dst == BOOL else BAD_STRINGS
     for i, b in enumerate(bad):
         k = i % 4
-        batch = valid[:k] + [b] + valid[k:k + 2]
+        batch = valid[:k] + [b] + valid[k : k + 2]
         rc, msg, written, _ = shim.cast(STRING, dst, batch, sat, rm)
         if rc != 3:
-            problems.append("invalid %r at index %d: status %s (%s), expected PARSE_ERROR"
-                            % (b, k, STATUS_NAMES.get(rc, rc), msg))
+            problems.append(
+                "invalid %r at index %d: status %s (%s), expected PARSE_ERROR"
+                % (b, k, STATUS_NAMES.get(rc, rc), msg)
+            )
         elif written != k or str(k) not in msg:
-            problems.append("invalid %r at index %d: elements_written %d, message %r"
-                            % (b, k, written, msg))
+            problems.append(
+                "invalid %r at index %d: elements_written %d, message %r" % (b, k, written, msg)
+            )
     return problems
 
 
@@ -1629,13 +2150,16 @@ class Report:
         self.ref_unavailable_configs = 0
         self.cat_elems = collections.Counter()
         self.cat_configs = collections.Counter()
-        self.failures = []                      # (label, [lines])
+        self.failures = []  # (label, [lines])
         self.shown = collections.Counter()
 
     def example(self, src, dst, x, r, e, t, note):
         return "  input %s: reference %s, tensorcast %s; %s" % (
-            describe_input(src, x), fmt_code(dst, r) if e is None else "raised (%s)" % e,
-            fmt_code(dst, t), note)
+            describe_input(src, x),
+            fmt_code(dst, r) if e is None else "raised (%s)" % e,
+            fmt_code(dst, t),
+            note,
+        )
 
     def finish_config(self, label, n, local, lines):
         for c, k in local.items():
@@ -1660,7 +2184,7 @@ class Report:
                 continue
             shown.add(pair)
             print("FAIL %s" % label)
-            for line in lines[:self.examples + 3]:
+            for line in lines[: self.examples + 3]:
                 print("    " + line)
         if self.failures:
             print("\nfailing configurations (%d):" % len(self.failures))
@@ -1668,15 +2192,29 @@ class Report:
                 print("  FAIL %s: %s" % (label, lines[0] if lines else ""))
         print()
         print("%12s %8s  %s" % ("elements", "configs", "category  [the rule of docs/semantics.md]"))
-        print("%12d %8d  %s" % (self.elements, self.passed + self.failed,
-                                "cases run (configurations: pairs x saturate x round_mode)"))
+        print(
+            "%12d %8d  %s"
+            % (
+                self.elements,
+                self.passed + self.failed,
+                "cases run (configurations: pairs x saturate x round_mode)",
+            )
+        )
         print("%12d %8s  %s" % (self.matches, "", "match (bit-identical to onnx.reference)"))
         for c in CATEGORY_ORDER:
-            print("%12d %8d  %s  [%s]%s" % (
-                self.cat_elems[c], self.cat_configs[c], c, CATEGORY_DOC[c],
-                " FAILS" if self.cat_elems[c] and c not in DOCUMENTED else ""))
-        print("configurations where the reference computed nothing: %d"
-              % self.ref_unavailable_configs)
+            print(
+                "%12d %8d  %s  [%s]%s"
+                % (
+                    self.cat_elems[c],
+                    self.cat_configs[c],
+                    c,
+                    CATEGORY_DOC[c],
+                    " FAILS" if self.cat_elems[c] and c not in DOCUMENTED else "",
+                )
+            )
+        print(
+            "configurations where the reference computed nothing: %d" % self.ref_unavailable_configs
+        )
         print("run time %.1fs" % (time.time() - t0))
         print("%d passed, %d failed" % (self.passed, self.failed))
 
@@ -1684,7 +2222,7 @@ class Report:
 def config_inputs(src, dst, base):
     if src != STRING:
         return base
-    if dst == STRING:                     # copied as they are, invalid numbers included
+    if dst == STRING:  # copied as they are, invalid numbers included
         return list(base) + UNICODE_STRINGS + BAD_STRINGS
     return [s for s in base if string_oracle(dst, s, 1, "up") is not None]
 
@@ -1692,8 +2230,15 @@ def config_inputs(src, dst, base):
 def mismatches(dst, ref, ref_errs, tc):
     n = len(tc)
     if dst == STRING or ref_errs is not None:
-        return np.array([i for i in range(n) if (ref_errs is not None and ref_errs[i] is not None)
-                         or ref[i] != (tc[i] if dst == STRING else int(tc[i]))], np.int64)
+        return np.array(
+            [
+                i
+                for i in range(n)
+                if (ref_errs is not None and ref_errs[i] is not None)
+                or ref[i] != (tc[i] if dst == STRING else int(tc[i]))
+            ],
+            np.int64,
+        )
     return np.nonzero(ref != tc)[0]
 
 
@@ -1706,8 +2251,10 @@ def run_config(shim, report, src, dst, sat, rmi, data, ref, ref_errs):
     lines, local = [], collections.Counter()
     rc, msg, written, tc = shim.cast(src, dst, data, sat, rmi)
     if rc != 0:
-        lines.append("tensorcast failed: status %s: %s (elements_written %d)"
-                     % (STATUS_NAMES.get(rc, rc), msg, written))
+        lines.append(
+            "tensorcast failed: status %s: %s (elements_written %d)"
+            % (STATUS_NAMES.get(rc, rc), msg, written)
+        )
         local[UNEXPLAINED] = n
         report.finish_config(label, n, local, lines)
         return
@@ -1745,8 +2292,11 @@ def run_config(shim, report, src, dst, sat, rmi, data, ref, ref_errs):
                 elif ok:
                     note += " [%s]" % cat
                 lines.append(report.example(src, dst, x, r, e, t, note))
-        elif report.show and report.show in cat.lower() and \
-                report.shown[(label, cat)] < report.examples:
+        elif (
+            report.show
+            and report.show in cat.lower()
+            and report.shown[(label, cat)] < report.examples
+        ):
             report.shown[(label, cat)] += 1
             print("  [%s] %s:%s" % (cat, label, report.example(src, dst, x, r, e, t, detail)[1:]))
     if src == STRING and dst != STRING and sat == 0 and rmi == 0:
@@ -1761,13 +2311,19 @@ def main():
     ap.add_argument("--only", default="*:*", help="SRC:DST type names or codes, '*' = all")
     ap.add_argument("--examples", type=int, default=8, help="examples per failing configuration")
     ap.add_argument("--quick", action="store_true", help="fewer random and adversarial values")
-    ap.add_argument("--show", default=None,
-                    help="also print up to --examples elements of each configuration whose "
-                         "category contains this text (e.g. 'e8m0', 'string')")
+    ap.add_argument(
+        "--show",
+        default=None,
+        help="also print up to --examples elements of each configuration whose "
+        "category contains this text (e.g. 'e8m0', 'string')",
+    )
     ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("--package", action="store_true",
-                    help="test the Python package (tensorcast.cast / cast_like) instead of "
-                         "the C library through the ctypes shim")
+    ap.add_argument(
+        "--package",
+        action="store_true",
+        help="test the Python package (tensorcast.cast / cast_like) instead of "
+        "the C library through the ctypes shim",
+    )
     ap.add_argument("--fake-tc", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     t0 = time.time()
@@ -1788,14 +2344,24 @@ def main():
         return 1
     else:
         shim = Shim(shim_path)
-    print("tensorcast shim %s (target %s); onnx %s, ml_dtypes %s, numpy %s, seed %d"
-          % (shim_path, shim.active_target(), onnx.__version__, ml_dtypes.__version__,
-             np.__version__, args.seed))
+    print(
+        "tensorcast shim %s (target %s); onnx %s, ml_dtypes %s, numpy %s, seed %d"
+        % (
+            shim_path,
+            shim.active_target(),
+            onnx.__version__,
+            ml_dtypes.__version__,
+            np.__version__,
+            args.seed,
+        )
+    )
 
     problems = self_check(random.Random(args.seed + 1))
     if problems:
-        print("ORACLE SELF-CHECK FAILED (the test's own oracle disagrees with onnx.reference "
-              "where both implement the same rule):")
+        print(
+            "ORACLE SELF-CHECK FAILED (the test's own oracle disagrees with onnx.reference "
+            "where both implement the same rule):"
+        )
         for p in problems[:20]:
             print("  " + p)
         print("0 passed, 1 failed")
@@ -1812,18 +2378,23 @@ def main():
             if only_d is not None and dst != only_d:
                 continue
             data = config_inputs(src, dst, inputs.get(src))
-            ref_cache = {}       # the reference ignores the options a target does not use
+            ref_cache = {}  # the reference ignores the options a target does not use
             for sat in (0, 1):
                 for rmi, rm in enumerate(ROUND_MODES):
-                    key = (sat if dst in FLOAT8 or dst == E8M0 else None,
-                           rm if dst == E8M0 else None)
+                    key = (
+                        sat if dst in FLOAT8 or dst == E8M0 else None,
+                        rm if dst == E8M0 else None,
+                    )
                     if key not in ref_cache:
-                        ref_cache[key] = run_reference(make_reference(src, dst, sat, rm),
-                                                       src, dst, data)
+                        ref_cache[key] = run_reference(
+                            make_reference(src, dst, sat, rm), src, dst, data
+                        )
                     local = run_config(shim, report, src, dst, sat, rmi, data, *ref_cache[key])
                     if args.verbose:
-                        print("%s -> %s saturate=%d round_mode=%s: %d elements, %s"
-                              % (NAME[src], NAME[dst], sat, rm, len(data), dict(local or {})))
+                        print(
+                            "%s -> %s saturate=%d round_mode=%s: %d elements, %s"
+                            % (NAME[src], NAME[dst], sat, rm, len(data), dict(local or {}))
+                        )
     report.print(t0)
     return 0 if report.failed == 0 else 1
 
