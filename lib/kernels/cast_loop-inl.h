@@ -73,8 +73,8 @@ HWY_INLINE hn::Vec<D> CombineHalves(D d, DIn din, const hn::TFromD<DIn>* HWY_RES
 #endif
 
 // The elements of `out` before its first element aligned to `bytes` (a multiple of
-// sizeof(T)); 0 when `out` is already aligned or is not aligned to
-// its own element size (then no element is).
+// sizeof(T)); 0 when `out` is already aligned, or not aligned to its own element size
+// (then no element is).
 template <typename T>
 HWY_INLINE size_t ElementsToAlignment(const T* out, size_t bytes) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(out);

@@ -361,9 +361,9 @@ HWY_INLINE void EncodeFloatToInt(const void* src, void* dst, size_t count) {
       [](hn::Vec<DU32> bits) TENSORCAST_LAMBDA_INLINE { return IntCodeFromF32(bits, kMask); });
 }
 
-// INT8 / UINT8 -> the low kBits bits. Large outputs are streamed (DecodeLoop), as every
-// other encoder's: with regular stores each output line is first read, a third more traffic
-// for 8 -> 4 bits.
+// INT8 / UINT8 -> the low kBits bits. Large outputs are streamed (DecodeLoop), as the
+// integer encoders from wider sources are: with regular stores each output line is first
+// read, a third more traffic for 8 -> 4 bits.
 template <int kBits>
 HWY_INLINE void EncodeBytes(const void* src, void* dst, size_t count) {
   const DU8 du8;
