@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "lib/cache_info.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace tuning {
@@ -30,6 +31,34 @@ namespace tuning {
 // table lookup where the route plan gives it a table: building the table (one kernel call
 // on the <= 256 source codes) is then amortised.
 constexpr size_t kTableMinCount = 4096;
+// Pairs with a kernel of their own that the table lookup serves instead, from
+// kTableMinCount elements on, on targets whose table has byte planes for the source's
+// width (TablePlanes, lib/kernels/capabilities-inl.h). Figures, kernel -> table in x memcpy
+// (bench/results/tuning.md, "Table lookup"). Kept on their kernel: FLOAT8E5M2 -> FLOAT16
+// (its FLOAT16 is its byte shifted; 8 KiB 0.39 by kernel vs 0.25 by table) and the integer
+// and BOOL widenings (8 KiB 0.78 vs 0.25).
+struct TablePreferred {
+  DataType src;
+  DataType dst;
+};
+inline constexpr TablePreferred kTableBeatsKernel[] = {
+    // 64 MiB 1.44-1.57 by table vs 0.99-1.76; 256 KiB 0.9-1.95 vs 0.26-0.56.
+    {DataType::kInt8, DataType::kFloat16},
+    {DataType::kInt8, DataType::kBfloat16},
+    {DataType::kUint8, DataType::kFloat16},
+    {DataType::kUint8, DataType::kBfloat16},
+    // 64 MiB FLOAT8E4M3FN 0.98 -> 1.50, FLOAT8E5M2FNUZ 0.81 -> 1.33 (8 KiB 0.10 -> 0.24).
+    {DataType::kFloat8E4M3FN, DataType::kFloat16},
+    {DataType::kFloat8E4M3FNUZ, DataType::kFloat16},
+    {DataType::kFloat8E5M2FNUZ, DataType::kFloat16},
+    {DataType::kFloat8E8M0, DataType::kFloat16},
+    {DataType::kFloat4E2M1, DataType::kFloat16},
+    // 64 MiB INT4 1.17 -> 1.28; 8 KiB 0.45 -> 0.67 (AVX2 0.40 -> 0.61).
+    {DataType::kInt4, DataType::kFloat16},
+    {DataType::kUint4, DataType::kFloat16},
+    {DataType::kInt2, DataType::kFloat16},
+    {DataType::kUint2, DataType::kFloat16},
+};
 // The two-step route converts this many elements per block: at most 4 KiB of float32
 // lanes, which stay in L1 between the decoder and the encoder.
 constexpr size_t kHubBlockElements = 1024;

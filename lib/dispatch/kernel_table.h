@@ -5,7 +5,8 @@
 
 #include <cstddef>
 
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace dispatch {

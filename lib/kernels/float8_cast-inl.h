@@ -19,7 +19,7 @@
 
 #include "hwy/highway.h"
 #include "lib/kernels/float8_codec-inl.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {

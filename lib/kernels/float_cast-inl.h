@@ -29,7 +29,7 @@
 #include "lib/kernels/capabilities-inl.h"
 #include "lib/kernels/cast_loop-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {

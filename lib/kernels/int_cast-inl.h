@@ -36,7 +36,7 @@
 #include "hwy/highway.h"
 #include "lib/kernels/cast_loop-inl.h"
 #include "lib/kernels/truncate-inl.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {

@@ -52,7 +52,7 @@
 #include "lib/kernels/cast_loop-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/float8_codec-inl.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {

@@ -48,7 +48,7 @@
 #include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/pack-inl.h"
 #include "lib/kernels/truncate-inl.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {

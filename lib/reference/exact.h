@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace reference {

@@ -10,7 +10,8 @@
 #include <string_view>
 
 #include "lib/reference/string_codec.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace reference {

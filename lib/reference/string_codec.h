@@ -17,7 +17,8 @@
 #include <string_view>
 
 #include "lib/reference/exact.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace reference {
