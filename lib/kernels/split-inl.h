@@ -91,6 +91,7 @@ constexpr size_t kMemcpyMinBlock = tuning::kSplitMemcpyMinBlock;
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "lib/kernels/stream_copy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -102,33 +103,6 @@ using split_internal::SplitPart;
 using split_internal::SplitPlan;
 
 // ------------------------------------------------------------------ byte copies
-
-template <size_t kBytes>
-HWY_INLINE void Move(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s) {
-  std::memcpy(d, s, kBytes);  // constant size: a register move, no call
-}
-
-// 1 <= n < 64 bytes, without a libc call: two overlapping moves of a power of two.
-HWY_INLINE void CopySmall(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s, size_t n) {
-  if (n >= 32) {
-    Move<32>(d, s);
-    Move<32>(d + n - 32, s + n - 32);
-  } else if (n >= 16) {
-    Move<16>(d, s);
-    Move<16>(d + n - 16, s + n - 16);
-  } else if (n >= 8) {
-    Move<8>(d, s);
-    Move<8>(d + n - 8, s + n - 8);
-  } else if (n >= 4) {
-    Move<4>(d, s);
-    Move<4>(d + n - 4, s + n - 4);
-  } else if (n >= 2) {
-    Move<2>(d, s);
-    Move<2>(d + n - 2, s + n - 2);
-  } else if (n == 1) {
-    *d = *s;
-  }
-}
 
 #if HWY_TARGET != HWY_SCALAR
 // 8 vectors from s to the vector-aligned d, all loads before the stores.
@@ -204,34 +178,6 @@ HWY_INLINE void CopyBytes(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s
   }
 }
 
-// n >= kStreamMinBlock bytes with non-temporal stores: a head up to the next 64-byte
-// boundary of d, aligned full vectors streamed, then the tail. The caller issues
-// hwy::FlushStream() once after all streaming copies.
-HWY_NOINLINE void StreamCopy(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s, size_t n) {
-#if HWY_TARGET == HWY_SCALAR
-  std::memcpy(d, s, n);
-#else
-  const hn::ScalableTag<uint8_t> du8;
-  const size_t N = hn::Lanes(du8);
-  const size_t align = std::max<size_t>(64, N);
-  const size_t head = std::min(n, (align - reinterpret_cast<uintptr_t>(d) % align) % align);
-  CopyBytes(d, s, head);
-  size_t i = head;
-  for (; i + 4 * N <= n; i += 4 * N) {
-    const auto v0 = hn::LoadU(du8, s + i);
-    const auto v1 = hn::LoadU(du8, s + i + N);
-    const auto v2 = hn::LoadU(du8, s + i + 2 * N);
-    const auto v3 = hn::LoadU(du8, s + i + 3 * N);
-    hn::Stream(v0, du8, d + i);
-    hn::Stream(v1, du8, d + i + N);
-    hn::Stream(v2, du8, d + i + 2 * N);
-    hn::Stream(v3, du8, d + i + 3 * N);
-  }
-  for (; i + N <= n; i += N) hn::Stream(hn::LoadU(du8, s + i), du8, d + i);
-  CopyBytes(d + i, s + i, n - i);
-#endif
-}
-
 // `rows` blocks of kBytes: source rows `stride` apart, destination rows contiguous.
 // Unrolled by 4: the loop is bound by stores (two per cycle on current x86 cores).
 template <size_t kBytes>
@@ -239,12 +185,12 @@ HWY_NOINLINE void CopyRowsFixed(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_REST
                                 size_t stride) {
   size_t r = 0;
   for (; r + 4 <= rows; r += 4, d += 4 * kBytes, s += 4 * stride) {
-    Move<kBytes>(d, s);
-    Move<kBytes>(d + kBytes, s + stride);
-    Move<kBytes>(d + 2 * kBytes, s + 2 * stride);
-    Move<kBytes>(d + 3 * kBytes, s + 3 * stride);
+    MoveBytes<kBytes>(d, s);
+    MoveBytes<kBytes>(d + kBytes, s + stride);
+    MoveBytes<kBytes>(d + 2 * kBytes, s + 2 * stride);
+    MoveBytes<kBytes>(d + 3 * kBytes, s + 3 * stride);
   }
-  for (; r < rows; ++r, d += kBytes, s += stride) Move<kBytes>(d, s);
+  for (; r < rows; ++r, d += kBytes, s += stride) MoveBytes<kBytes>(d, s);
 }
 
 HWY_NOINLINE void CopyRowsSmall(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s, size_t rows,
@@ -267,7 +213,7 @@ HWY_INLINE void CopyRows(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT s,
   }
   if (block < 64) return CopyRowsSmall(d, s, rows, block, stride);
   if (stream && block >= split_internal::kStreamMinBlock) {
-    for (size_t r = 0; r < rows; ++r) StreamCopy(d + r * block, s + r * stride, block);
+    for (size_t r = 0; r < rows; ++r) StreamCopy(s + r * stride, d + r * block, block);
     return;
   }
   for (size_t r = 0; r < rows; ++r) CopyVectors(d + r * block, s + r * stride, block);
@@ -316,7 +262,7 @@ HWY_NOINLINE void DeinterleaveRows(uint8_t* const* dst, const uint8_t* HWY_RESTR
   }
   for (; r < rows; ++r) {
     for (size_t i = 0; i < parts; ++i) {
-      Move<sizeof(T)>(dst[i] + r * sizeof(T), src + (r * parts + i) * sizeof(T));
+      MoveBytes<sizeof(T)>(dst[i] + r * sizeof(T), src + (r * parts + i) * sizeof(T));
     }
   }
 }
@@ -352,7 +298,7 @@ HWY_NOINLINE void SplitBytes(const SplitPlan& plan) {
     for (size_t i = 0; i < plan.num_parts; ++i) {
       const SplitPart& p = parts[i];
       if (plan.stream && p.block >= split_internal::kStreamMinBlock) {
-        StreamCopy(p.dst, plan.src + p.offset, p.block);
+        StreamCopy(plan.src + p.offset, p.dst, p.block);
       } else if (p.block >= split_internal::kMemcpyMinBlock) {
         // Cache-resident contiguous blocks: glibc's memcpy (rep movsb on this class of
         // CPU) is 3-6% faster than the vector loop when source and outputs fit in L2.
@@ -390,7 +336,7 @@ HWY_NOINLINE void SplitBytes(const SplitPlan& plan) {
         for (size_t i = 0; i < plan.num_parts; ++i) {
           const SplitPart& p = parts[i];
           if (plan.stream && p.block >= split_internal::kStreamMinBlock) {
-            StreamCopy(p.dst + r * p.block, s + p.offset, p.block);
+            StreamCopy(s + p.offset, p.dst + r * p.block, p.block);
           } else {
             CopyVectors(p.dst + r * p.block, s + p.offset, p.block);
           }
@@ -420,7 +366,7 @@ HWY_NOINLINE void SplitBytes(const SplitPlan& plan) {
         for (size_t i = 0; i < n; ++i) {
           const size_t run = rows * lane;
           if (run >= split_internal::kStreamMinBlock) {
-            StreamCopy(parts[i].dst + r0 * lane, dst[i], run);
+            StreamCopy(dst[i], parts[i].dst + r0 * lane, run);
           } else {
             CopyBytes(parts[i].dst + r0 * lane, dst[i], run);
           }
@@ -439,7 +385,7 @@ HWY_NOINLINE void SplitBytes(const SplitPlan& plan) {
         if (plan.stream && p.block < split_internal::kStreamMinBlock &&
             run >= split_internal::kStreamMinBlock && run <= sizeof(stage)) {
           CopyRows(stage, s + p.offset, rows, p.block, plan.row, false);
-          StreamCopy(p.dst + r0 * p.block, stage, run);
+          StreamCopy(stage, p.dst + r0 * p.block, run);
         } else {
           CopyRows(p.dst + r0 * p.block, s + p.offset, rows, p.block, plan.row, plan.stream);
         }
