@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 
+#include "lib/check.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
 #include "lib/reference/reference_cast.h"
@@ -20,77 +21,36 @@
 namespace tensorcast {
 namespace {
 
-std::string TypeLabel(DataType t) {
-  return std::string(DataTypeName(t)) + " (" + std::to_string(static_cast<int>(t)) + ")";
-}
-
-Status CheckType(DataType type, const char* which) {
-  if (!IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument, std::string(which) + ": unknown data type code " +
-                                                    std::to_string(static_cast<int>(type)));
-  }
-  if (!IsCastable(type)) {
-    return Status(StatusCode::kUnsupported,
-                  std::string(which) + ": " + TypeLabel(type) + " is not supported by Cast");
-  }
-  return Status::Ok();
-}
-
-Status Validate(const void* src, DataType src_type, const void* dst, DataType dst_type,
-                size_t count, const CastOptions& options) {
-  Status s = CheckType(src_type, "source type");
-  if (!s.ok()) return s;
-  s = CheckType(dst_type, "target type");
-  if (!s.ok()) return s;
-  const int mode = static_cast<int>(options.round_mode);
-  if (mode < 0 || mode > 2) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
-  }
+// Every rule of a Cast's arguments (lib/check.h), in the order of their messages: the
+// types, round_mode, the byte counts, then for count > 0 the pointers and the overlap.
+// Checked before anything is written.
+Status CheckCastArguments(const void* src, DataType src_type, const void* dst, DataType dst_type,
+                          size_t count, const CastOptions& options) {
+  if (!check::IsCastType(src_type)) return check::CastTypeError(src_type, "source type");
+  if (!check::IsCastType(dst_type)) return check::CastTypeError(dst_type, "target type");
+  if (!check::IsRoundMode(options.round_mode)) return check::RoundModeError(options.round_mode);
   size_t src_bytes = 0, dst_bytes = 0;
-  s = CheckedStorageBytes(src_type, count, &src_bytes);
-  if (!s.ok()) return s;
-  s = CheckedStorageBytes(dst_type, count, &dst_bytes);
-  if (!s.ok()) return s;
-  if (count > 0 && src == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "src is null with count " + std::to_string(count));
+  if (!check::FitsBytes(src_type, count, &src_bytes)) {
+    return check::BytesOverflowError(src_type, count);
   }
-  if (count > 0 && dst == nullptr) {
-    return Status(StatusCode::kInvalidArgument, "dst is null with count " + std::to_string(count));
+  if (!check::FitsBytes(dst_type, count, &dst_bytes)) {
+    return check::BytesOverflowError(dst_type, count);
   }
-  if (count > 0 && src != dst) {
-    const auto* s0 = static_cast<const unsigned char*>(src);
-    const auto* d0 = static_cast<const unsigned char*>(dst);
-    if (s0 < d0 + dst_bytes && d0 < s0 + src_bytes) {
-      return Status(StatusCode::kInvalidArgument, "src and dst overlap");
-    }
-  }
-  if (count > 0 && src == dst && src_type != dst_type) {
+  if (count == 0) return Status::Ok();
+  if (src == nullptr) return check::NullBufferError("src", count);
+  if (dst == nullptr) return check::NullBufferError("dst", count);
+  if (src == dst) {
+    if (src_type == dst_type) return Status::Ok();
     return Status(StatusCode::kInvalidArgument,
-                  "src and dst are the same buffer but the types differ (in-place Cast "
-                  "needs equal types)");
+                  "dst: the same buffer as src but the types differ (in-place Cast needs equal "
+                  "types)");
   }
-  return Status::Ok();
-}
-
-// Every check of Validate for count > 0, without building Status values (each costs a
-// few ns; a Cast of a few dozen elements takes ~20 ns). False sends the call through
-// Validate for the message.
-bool QuickValid(const void* src, DataType src_type, const void* dst, DataType dst_type,
-                size_t count, const CastOptions& options) {
-  const int mode = static_cast<int>(options.round_mode);
-  if (count == 0 || src == nullptr || dst == nullptr || mode < 0 || mode > 2 ||
-      !IsValidDataType(src_type) || !IsValidDataType(dst_type) || !IsCastable(src_type) ||
-      !IsCastable(dst_type) || count > (SIZE_MAX >> 7)) {
-    return false;
-  }
-  const size_t src_bytes = StorageBytes(src_type, count);
-  const size_t dst_bytes = StorageBytes(dst_type, count);
   const auto* s0 = static_cast<const unsigned char*>(src);
   const auto* d0 = static_cast<const unsigned char*>(dst);
-  if (src == dst) return src_type == dst_type;
-  return !(s0 < d0 + dst_bytes && d0 < s0 + src_bytes);
+  if (s0 < d0 + dst_bytes && d0 < s0 + src_bytes) {
+    return Status(StatusCode::kInvalidArgument, "dst: overlaps src");
+  }
+  return Status::Ok();
 }
 
 // A validated Cast of count > 0 elements on the calling thread.
@@ -162,11 +122,9 @@ Status CastInChunks(const void* src, DataType src_type, void* dst, DataType dst_
 
 Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, size_t count,
             const CastOptions& options) {
-  try {
-    if (!QuickValid(src, src_type, dst, dst_type, count, options)) {
-      Status s = Validate(src, src_type, dst, dst_type, count, options);
-      if (!s.ok() || count == 0) return s;
-    }
+  return check::Guarded("Cast", [&]() -> Status {
+    Status s = CheckCastArguments(src, src_type, dst, dst_type, count, options);
+    if (!s.ok() || count == 0) return s;
     if ((src_type == DataType::kString) != (dst_type == DataType::kString)) {
       if (src_type == DataType::kString) {
         text::TextColumn column;
@@ -182,11 +140,7 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
       if (chunk != 0) return CastInChunks(src, src_type, dst, dst_type, count, options, chunk);
     }
     return CastOnThisThread(src, src_type, dst, dst_type, count, options);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
@@ -201,14 +155,14 @@ Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
                                                 " is not supported (Cast 1-25, CastLike 15-25)");
   }
   for (DataType t : {from, to}) {
-    Status s = CheckType(t, t == from ? "source type" : "target type");
-    if (!s.ok()) return s;
-    // CheckType has rejected the types Cast never accepts (cast_since 0).
+    if (!check::IsCastType(t))
+      return check::CastTypeError(t, t == from ? "source type" : "target type");
+    // IsCastType has rejected the types Cast never accepts (cast_since 0).
     const int since = Facts(t).cast_since;
     if (opset < since) {
       return Status(StatusCode::kUnsupported,
                     std::string(op) + "-" + std::to_string(opset) + " does not accept " +
-                        TypeLabel(t) + " (added in opset " + std::to_string(since) + ")");
+                        check::TypeLabel(t) + " (added in opset " + std::to_string(since) + ")");
     }
   }
   return Status::Ok();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lib/check.h"
 #include "lib/type_facts.h"
 
 namespace tensorcast {
@@ -83,22 +84,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// Bytes of `count` elements of a valid type: ceil(count * bits / 8), std::string objects
-// for STRING. False when the count does not fit in size_t.
-bool ByteCount(DataType type, size_t count, size_t* bytes) {
-  const TypeFacts& f = Facts(type);
-  if (f.packed) {  // 2 or 4 elements per byte: no overflow
-    const auto per_byte = static_cast<size_t>(8 / f.bits);
-    *bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
-    return true;
-  }
-  const size_t per =
-      f.kind == TypeKind::kString ? sizeof(std::string) : static_cast<size_t>(f.bits / CHAR_BIT);
-  if (count > SIZE_MAX / per) return false;
-  *bytes = count * per;
-  return true;
-}
-
 }  // namespace
 
 bool IsValidDataType(DataType type) noexcept { return Facts(type).kind != TypeKind::kUndefined; }
@@ -110,22 +95,15 @@ const char* DataTypeName(DataType type) noexcept { return Facts(type).name; }
 int BitWidth(DataType type) noexcept { return Facts(type).bits; }
 
 Status CheckedStorageBytes(DataType type, size_t count, size_t* bytes) {
-  if (bytes == nullptr) return Status(StatusCode::kInvalidArgument, "bytes is null");
-  if (!IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "unknown data type code " + std::to_string(static_cast<int>(type)));
-  }
-  if (!ByteCount(type, count, bytes)) {
-    return Status(StatusCode::kOverflow, std::string("byte count of ") + std::to_string(count) +
-                                             " elements of " + DataTypeName(type) +
-                                             " overflows size_t");
-  }
+  if (bytes == nullptr) return check::NullOutputError("bytes");
+  if (!check::IsKnownType(type)) return check::UnknownTypeError(type, "type");
+  if (!check::FitsBytes(type, count, bytes)) return check::BytesOverflowError(type, count);
   return Status::Ok();
 }
 
 size_t StorageBytes(DataType type, size_t count) noexcept {
   size_t bytes = 0;
-  if (!IsValidDataType(type) || !ByteCount(type, count, &bytes)) return SIZE_MAX;
+  if (!check::IsKnownType(type) || !check::FitsBytes(type, count, &bytes)) return SIZE_MAX;
   return bytes;
 }
 

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <new>
 
+#include "lib/check.h"
 #include "lib/parallel.h"
 #include "lib/split_check.h"
 #include "lib/tuning.h"
@@ -89,51 +90,13 @@ struct Layout {
   size_t total_bytes = 0;  // their storage
 };
 
-// Every check of Validate, without building a Status (a Split of a few hundred KiB
-// takes a few microseconds; Status temporaries cost ~100 ns). True when the arguments
-// are valid and no dimension is 0; false sends the call through Validate for the
-// message (or for the empty-tensor case).
-bool QuickValid(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
-                const int64_t* sizes, size_t num_outputs, void* const* outputs, Layout* l) {
-  const int code = static_cast<int>(type);
-  if (code < 1 || code > kMaxDataTypeCode || rank == 0 || shape == nullptr || src == nullptr ||
-      num_outputs == 0 || sizes == nullptr || outputs == nullptr) {
-    return false;
-  }
-  if (rank > static_cast<size_t>(INT64_MAX)) return false;
-  const int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) return false;
-  l->axis = static_cast<size_t>(axis < 0 ? axis + r : axis);
-  size_t total = 1;
-  for (size_t k = 0; k < rank; ++k) {
-    if (shape[k] <= 0 || __builtin_mul_overflow(total, static_cast<size_t>(shape[k]), &total)) {
-      return false;
-    }
-    if (k + 1 == l->axis) l->outer = total;
-  }
-  if (total > (SIZE_MAX >> 6)) return false;  // bytes and bit counts fit for every type
-  const int64_t d = shape[l->axis];
-  int64_t left = d;
-  for (size_t i = 0; i < num_outputs; ++i) {
-    if (sizes[i] < 0 || sizes[i] > left || (sizes[i] != 0 && outputs[i] == nullptr)) return false;
-    left -= sizes[i];
-  }
-  if (left != 0) return false;
-  l->total = total;
-  size_t inner = 1;  // no overflow: a factor of total (multiplications, not divisions)
-  for (size_t k = l->axis + 1; k < rank; ++k) inner *= static_cast<size_t>(shape[k]);
-  l->inner = inner;
-  l->total_bytes = StorageBytes(type, total);
-  return true;
-}
-
-// The full validation, with messages. Ok for an empty tensor (l->total == 0).
-Status Validate(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
-                const int64_t* sizes, size_t num_outputs, void* const* outputs, Layout* l) {
-  if (!IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "unknown data type code " + std::to_string(static_cast<int>(type)));
-  }
+// Every rule of a Split's arguments (lib/check.h, lib/split_check.h), each testing its
+// predicate first; fills *l. Ok for an empty tensor (l->total == 0). Checked before
+// anything is written.
+Status CheckSplitArguments(const void* src, DataType type, const int64_t* shape, size_t rank,
+                           int64_t axis, const int64_t* sizes, size_t num_outputs,
+                           void* const* outputs, Layout* l) {
+  if (!check::IsKnownType(type)) return check::UnknownTypeError(type, "type");
   size_t ax = 0;
   Status s = split_internal::CheckShapeAndAxis(shape, rank, axis, &ax);
   if (!s.ok()) return s;
@@ -161,8 +124,7 @@ Status Validate(const void* src, DataType type, const int64_t* shape, size_t ran
   }
   const bool packed = Facts(type).packed;
   size_t total_bytes = 0;
-  s = CheckedStorageBytes(type, total, &total_bytes);
-  if (!s.ok()) return s;
+  if (!check::FitsBytes(type, total, &total_bytes)) return check::BytesOverflowError(type, total);
   if (packed && total > SIZE_MAX / 8) {
     return Status(StatusCode::kOverflow, "the bit count of " + std::to_string(total) +
                                              " elements of " + DataTypeName(type) +
@@ -172,10 +134,7 @@ Status Validate(const void* src, DataType type, const int64_t* shape, size_t ran
   l->total = total;
   l->total_bytes = total_bytes;
   if (total == 0) return Status::Ok();  // every output is empty: nothing to touch
-  if (src == nullptr) {
-    return Status(StatusCode::kInvalidArgument,
-                  "src is null with " + std::to_string(total) + " elements");
-  }
+  if (src == nullptr) return check::NullBufferError("src", total);
   (void)CheckedProduct(shape, ax, &l->outer);  // both divide total: no overflow
   (void)CheckedProduct(shape + ax + 1, rank - ax - 1, &l->inner);
   for (size_t i = 0; i < num_outputs; ++i) {
@@ -284,11 +243,8 @@ Status SplitImpl(const void* src, DataType type, const int64_t* shape, size_t ra
                  const int64_t* sizes, size_t num_outputs, void* const* outputs,
                  const Runner* runner) {
   Layout l;
-  if (!QuickValid(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l)) {
-    l = Layout();
-    Status s = Validate(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l);
-    if (!s.ok() || l.total == 0) return s;
-  }
+  Status s = CheckSplitArguments(src, type, shape, rank, axis, sizes, num_outputs, outputs, &l);
+  if (!s.ok() || l.total == 0) return s;
   const size_t outer = l.outer, inner = l.inner;
   const int bits = BitWidth(type);
   const bool is_string = type == DataType::kString;
@@ -340,13 +296,9 @@ Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, 
 
 Status Split(const void* src, DataType type, const int64_t* shape, size_t rank, int64_t axis,
              const int64_t* sizes, size_t num_outputs, void* const* outputs, const Runner* runner) {
-  try {
+  return check::Guarded("Split", [&] {
     return SplitImpl(src, type, shape, rank, axis, sizes, num_outputs, outputs, runner);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 }  // namespace tensorcast

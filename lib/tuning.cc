@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "lib/check.h"
 #include "tensorcast/cast.h"
 
 namespace tensorcast {
@@ -32,8 +33,8 @@ const PrefetchSetting& PrefetchSettingInForce() {
 }  // namespace tuning
 
 Status DescribeTuning(TuningInfo* out) {
-  if (out == nullptr) return Status(StatusCode::kInvalidArgument, "DescribeTuning: out is null");
-  try {
+  if (out == nullptr) return check::NullOutputError("out");
+  return check::Guarded("DescribeTuning", [&] {
     const tuning::PrefetchSetting& p = tuning::PrefetchSettingInForce();
     out->prefetch_bytes = p.bytes;
     switch (p.source) {
@@ -59,9 +60,7 @@ Status DescribeTuning(TuningInfo* out) {
     out->llc_bytes = c.llc_bytes;
     out->llc_shared_cpus = c.llc_shared_cpus;
     return Status();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "DescribeTuning: out of memory");
-  }
+  });
 }
 
 }  // namespace tensorcast

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/check.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/type_facts.h"
 #include "tensorcast/introspection.h"
@@ -66,20 +67,10 @@ const char* RouteName(Route route) noexcept {
 }
 
 Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteInfo* out) {
-  try {
-    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "out is null");
-    for (DataType t : {src, dst}) {
-      const char* which = t == src ? "source type" : "target type";
-      if (!IsValidDataType(t)) {
-        return Status(
-            StatusCode::kInvalidArgument,
-            std::string(which) + ": unknown data type code " + std::to_string(static_cast<int>(t)));
-      }
-      if (!IsCastable(t)) {
-        return Status(StatusCode::kUnsupported,
-                      std::string(which) + ": " + DataTypeName(t) + " is not supported by Cast");
-      }
-    }
+  return check::Guarded("DescribeRoute", [&]() -> Status {
+    if (out == nullptr) return check::NullOutputError("out");
+    if (!check::IsCastType(src)) return check::CastTypeError(src, "source type");
+    if (!check::IsCastType(dst)) return check::CastTypeError(dst, "target type");
     size_t index = 0;
     if (target.empty()) {
       index = dispatch::ActiveTargetIndex();
@@ -118,9 +109,7 @@ Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteI
     }
     *out = std::move(info);
     return Status::Ok();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "DescribeRoute: out of memory");
-  }
+  });
 }
 
 }  // namespace tensorcast

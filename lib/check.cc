@@ -1,0 +1,84 @@
+#include "lib/check.h"
+
+#include <climits>
+#include <cstdint>
+#include <string>
+
+namespace tensorcast {
+namespace check {
+std::string TypeLabel(DataType type) {
+  return std::string(DataTypeName(type)) + " (" + std::to_string(static_cast<int>(type)) + ")";
+}
+
+Status UnknownTypeError(DataType type, const char* argument) {
+  return Status(StatusCode::kInvalidArgument, std::string(argument) + ": unknown data type code " +
+                                                  std::to_string(static_cast<int>(type)));
+}
+
+Status CastTypeError(DataType type, const char* argument) {
+  if (!IsKnownType(type)) return UnknownTypeError(type, argument);
+  return Status(StatusCode::kUnsupported,
+                std::string(argument) + ": " + TypeLabel(type) + " is not supported by Cast");
+}
+
+Status NumericCastTypeError(DataType type, const char* argument) {
+  if (!IsCastType(type)) return CastTypeError(type, argument);
+  return Status(StatusCode::kUnsupported,
+                std::string(argument) + ": " + TypeLabel(type) + " is not a numeric type");
+}
+
+Status RoundModeError(RoundMode mode) {
+  return Status(StatusCode::kInvalidArgument, "round_mode: invalid value " +
+                                                  std::to_string(static_cast<int>(mode)) +
+                                                  " (expected up, down or nearest)");
+}
+
+bool FitsBytes(DataType type, size_t count, size_t* bytes) {
+  const TypeFacts& f = Facts(type);
+  if (f.packed) {  // 2 or 4 elements per byte: no overflow
+    const auto per_byte = static_cast<size_t>(8 / f.bits);
+    *bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
+    return true;
+  }
+  const size_t per =
+      f.kind == TypeKind::kString ? sizeof(std::string) : static_cast<size_t>(f.bits / CHAR_BIT);
+  if (count > SIZE_MAX / per) return false;
+  *bytes = count * per;
+  return true;
+}
+
+Status BytesOverflowError(DataType type, size_t count) {
+  return Status(StatusCode::kOverflow, "count: the storage of " + std::to_string(count) +
+                                           " elements of " + DataTypeName(type) +
+                                           " overflows size_t");
+}
+
+Status NullBufferError(const char* argument, size_t count) {
+  return Status(StatusCode::kInvalidArgument,
+                std::string(argument) + " is null with " + std::to_string(count) + " elements");
+}
+
+Status NullOutputError(const char* argument) {
+  return Status(StatusCode::kInvalidArgument, std::string(argument) + " is null");
+}
+
+// The message of an exception: built with care, since memory may be exhausted; a Status
+// without a message if even that fails.
+Status OutOfMemoryError(const char* what) noexcept {
+  try {
+    return Status(StatusCode::kInternal, std::string(what) + ": out of memory");
+  } catch (...) {
+    return Status(StatusCode::kInternal, std::string());
+  }
+}
+
+Status UnexpectedExceptionError(const char* what) noexcept {
+  try {
+    return Status(StatusCode::kInternal, std::string(what) + ": unexpected exception");
+  } catch (...) {
+    return Status(StatusCode::kInternal, std::string());
+  }
+}
+
+}  // namespace check
+}  // namespace tensorcast
