@@ -14,7 +14,7 @@
 //                                      (the one-thread x_limit at this element count);
 //                           target_met 1 when x_1thread >= 0.9 N or x_limitN >= 0.9.
 //   Parallel/STRING rows    FLOAT / DOUBLE <-> STRING at 4M elements (--string_elements=E):
-//                           about 100 ns per element, so 64M would take seconds a call.
+//                           tens of ns per element, so 64M would take seconds a call.
 //   Split/...               Split of a [8192, 8192] FLOAT tensor into 4 along either axis
 //                           on the pool; x_memcpyN = N-thread memcpy of the same bytes
 //                           (N contiguous parts at once) time / split time.

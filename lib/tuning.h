@@ -33,27 +33,27 @@ namespace tuning {
 constexpr size_t kTableMinCount = 4096;
 // Pairs with a kernel of their own that the table lookup serves instead, from
 // kTableMinCount elements on, on targets whose table has byte planes for the source's
-// width (TablePlanes, lib/kernels/capabilities-inl.h). Figures, kernel -> table in x memcpy
-// (bench/results/tuning.md, "Table lookup"). Kept on their kernel: FLOAT8E5M2 -> FLOAT16
-// (its FLOAT16 is its byte shifted; 8 KiB 0.39 by kernel vs 0.25 by table) and the integer
-// and BOOL widenings (8 KiB 0.78 vs 0.25).
+// width (TablePlanes, lib/kernels/capabilities-inl.h): each runs faster by table, in and
+// out of cache. Kept on their kernel because the kernel is faster in cache: FLOAT8E5M2 ->
+// FLOAT16 (its FLOAT16 is its byte shifted) and the integer and BOOL widenings. Figures:
+// bench/results/tuning.md, "Table lookup".
 struct TablePreferred {
   DataType src;
   DataType dst;
 };
 inline constexpr TablePreferred kTableBeatsKernel[] = {
-    // 64 MiB 1.44-1.57 by table vs 0.99-1.76; 256 KiB 0.9-1.95 vs 0.26-0.56.
+    // Cited: INT8/UINT8 -> FLOAT16/BFLOAT16 at 64 MiB and 256 KiB.
     {DataType::kInt8, DataType::kFloat16},
     {DataType::kInt8, DataType::kBfloat16},
     {DataType::kUint8, DataType::kFloat16},
     {DataType::kUint8, DataType::kBfloat16},
-    // 64 MiB FLOAT8E4M3FN 0.98 -> 1.50, FLOAT8E5M2FNUZ 0.81 -> 1.33 (8 KiB 0.10 -> 0.24).
+    // Cited: FLOAT8E4M3FN and FLOAT8E5M2FNUZ -> FLOAT16 at 64 MiB and 8 KiB.
     {DataType::kFloat8E4M3FN, DataType::kFloat16},
     {DataType::kFloat8E4M3FNUZ, DataType::kFloat16},
     {DataType::kFloat8E5M2FNUZ, DataType::kFloat16},
     {DataType::kFloat8E8M0, DataType::kFloat16},
     {DataType::kFloat4E2M1, DataType::kFloat16},
-    // 64 MiB INT4 1.17 -> 1.28; 8 KiB 0.45 -> 0.67 (AVX2 0.40 -> 0.61).
+    // Cited: INT4 -> FLOAT16 at 64 MiB and 8 KiB (AVX3 and AVX2).
     {DataType::kInt4, DataType::kFloat16},
     {DataType::kUint4, DataType::kFloat16},
     {DataType::kInt2, DataType::kFloat16},
@@ -82,7 +82,7 @@ constexpr size_t kStreamMinBytes = size_t{256} << 10;
 // --- Software prefetch -------------------------------------------------------------------
 // Every streaming loop (the outputs past the thresholds above) prefetches its source this
 // many bytes ahead when the source is at least as wide as the output (SourcePrefetch in
-// lib/kernels/cast_loop-inl.h; the compute-heavy sub-byte encoders also in cache): latency
+// lib/kernels/source_prefetch.h; the compute-heavy sub-byte encoders also in cache): latency
 // x one core's bandwidth, about 100-130 ns x 10-20 GB/s, so that the loads of the next
 // lines are in flight while the current ones are converted. Loops with nothing to overlap
 // do not prefetch: copies (Split, the two-step route's stage), DOUBLE -> FLOAT (one
@@ -101,8 +101,9 @@ constexpr size_t kMaxPrefetchBytes = size_t{64} << 10;
 // BFLOAT16): a store that straddles two cache lines costs two.
 // The kernels' translation units are compiled with -falign-loops=64 -falign-jumps=64
 // (lib/CMakeLists.txt): a short loop then lies in one 64-byte fetch block and one line of
-// the decoded-op cache, on AMD and Intel alike. Without it the same in-cache loop measured
-// up to 2x slower when the linker happened to place it across a 64-byte boundary.
+// the decoded-op cache, on AMD and Intel alike, whatever the linker's placement: a loop
+// across a 64-byte boundary can take up to 2x the time in cache
+// (bench/results/aligned_stores_zen3.md).
 
 // --- Split -------------------------------------------------------------------------------
 // Splits whose source has at least this many bytes use non-temporal stores.
@@ -121,15 +122,15 @@ constexpr size_t kSplitMemcpyMinBlock = 4096;
 
 // --- Parallel calls (a Runner in CastOptions or Split) ----------------------------------
 // Calls that move fewer bytes (source + destination) than this run on the calling thread
-// without calling the runner. Cut into two tasks on two threads, a call of 256-512 KiB
-// only breaks even, 1 MiB runs 1.8x faster (ThreadPool, bench/parallel_bench.cc Handoff
-// rows, bench/results/parallel_zen5.md).
+// without calling the runner: cut into two tasks on two threads, smaller calls gain little
+// or lose, larger ones run nearly twice as fast (ThreadPool, bench/parallel_bench.cc
+// Handoff rows, bench/results/parallel_zen5.md).
 constexpr size_t kParallelMinBytes = size_t{1} << 20;
 // Each task moves at least this many bytes, and a call has at most kParallelMaxTasks.
 constexpr size_t kParallelTaskBytes = size_t{512} << 10;
 constexpr size_t kParallelMaxTasks = 256;
-// Casts from or into STRING (about 100 ns per element) go parallel from this many elements
-// on, in tasks of at least kParallelStringTaskElements.
+// Casts from or into STRING (tens of ns per element, far more than a numeric element) go
+// parallel from this many elements on, in tasks of at least kParallelStringTaskElements.
 constexpr size_t kParallelStringMinElements = 4096;
 constexpr size_t kParallelStringTaskElements = 1024;
 // Below this many elements no call goes parallel, whatever its types (at most 16 bytes of

@@ -75,7 +75,7 @@ Tensor RandomTensor(DT type, size_t count, std::mt19937_64& rng) {
   return t;
 }
 
-// The outputs of one Split call. Numeric outputs are test::GuardedBuffers; string outputs
+// The outputs of one Split call. Numeric outputs are test::GuardedBuffer objects; string outputs
 // end in a test::kStringGuard sentinel element.
 struct OutputBuffers {
   DT type;

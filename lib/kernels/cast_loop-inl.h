@@ -136,9 +136,9 @@ HWY_INLINE void CastLoop(DIn din, DOut dout, const hn::TFromD<DIn>* HWY_RESTRICT
 #if HWY_ARCH_X86
     // Two halves are combined in registers: a full-vector load of a stack vector written in
     // two stores cannot be forwarded from them and waits (x86: up to 2x the time out of
-    // cache). Quarters and eighths stay on the stack vector: combining eight results in
-    // registers measured slower for DOUBLE -> UINT8 (0.4-0.75x the traffic limit instead
-    // of 1.0-1.3x on Zen 5), though faster for INT64 -> INT8.
+    // cache). Quarters and eighths stay on the stack vector: combining them in registers is
+    // slower for DOUBLE -> UINT8, though faster for INT64 -> INT8 (bench/results/tuning.md,
+    // Zen 5).
     if constexpr (detail::kIsHalfOf<DOut, decltype(dfull)>) {
       for (; i + full <= count; i += full) {
         prefetch.Lines(i, full);

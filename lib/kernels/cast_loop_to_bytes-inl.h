@@ -93,10 +93,9 @@ HWY_INLINE size_t PackBytesLoop(DW dw, uint8_t* HWY_RESTRICT out, size_t count, 
 // streamed (non-temporal stores, like memcpy at that size: the loop then does not read
 // every output line before writing it) with the source prefetched (SourcePrefetch), after
 // a head up to the first vector-aligned output byte that rest() converts.
-// CastLoopToBytes streams for every source width: measured faster for 4- and 8-byte
-// sources on Zen 4 and Zen 5, and for 2-byte sources on Zen 5 (one thread 0-15%, two
-// threads 15-25%), where Zen 4 measured one thread about 10% slower in an earlier build
-// (bench/results/tuning.md).
+// CastLoopToBytes streams for every source width: faster for 4- and 8-byte sources on
+// Zen 4 and Zen 5, and for 2-byte sources on Zen 5, on one thread and more so on two; the
+// 2-byte case is still to be confirmed on Zen 4 (bench/results/tuning.md).
 template <bool kMayStream, size_t kSourceBytes, class DW, class At, class Rest>
 HWY_INLINE void PackBytes(DW dw, const void* src, uint8_t* HWY_RESTRICT out, size_t count,
                           const At& at, const Rest& rest) {

@@ -277,10 +277,10 @@ void CastBF16ToF16(const void* src, void* dst, size_t count, const CastOptions&)
            });
 }
 
-// Fused pairs that used to go through the blocked two-step path: the exact (FLOAT16) or
+// Fused pairs, in one loop instead of the blocked two-step path: the exact (FLOAT16) or
 // round-to-odd (DOUBLE, f32_helpers-inl.h) float32 value, then the FLOAT -> FLOAT16 /
-// BFLOAT16 rounding of CastF32ToF16 / CastF32ToBF16, in one loop (one rounding of the
-// source value; bit-identical to the two steps, and faster).
+// BFLOAT16 rounding of CastF32ToF16 / CastF32ToBF16 (one rounding of the source value;
+// bit-identical to the two steps, and faster).
 void CastF16ToBF16(const void* src, void* dst, size_t count, const CastOptions&) {
   const DU32 du32;
   const hn::Rebind<uint16_t, DU32> du16;

@@ -22,10 +22,11 @@
 //   lines), an overlapping last vector. Exception: a contiguous block (outer == 1) of
 //   kMemcpyMinBlock bytes or more that is not streamed goes to memcpy, which measured
 //   faster than the vector loop for L2-resident tensors (bench/results/tuning.md).
-// Streaming: when the source is larger than the caches (plan.stream, 16 MiB by
-//   default), blocks of kStreamMinBlock bytes and more are copied with vector loads
-//   and non-temporal stores (no read-for-ownership of the outputs; glibc's memcpy does
-//   not stream at these sizes, so this beats it ~1.5x out of cache); smaller blocks are
+// Streaming: when the source is larger than the caches (plan.stream: at least
+//   tuning::StreamBytes(kSplitStreamBytes), at most 16 MiB), blocks of kStreamMinBlock
+//   bytes and more are copied with vector loads and non-temporal stores (no
+//   read-for-ownership of the outputs; glibc's memcpy does not stream at these sizes, so
+//   this beats it out of cache; bench/results/tuning.md, "Split"); smaller blocks are
 //   gathered per tile and output in an L1 stage, which is then streamed.
 // Packed types: a block starting or ending inside a byte is shifted into place with
 //   64-bit lanes (vector funnel shift: two unaligned loads 8 bytes apart, two shifts,
@@ -147,7 +148,7 @@ HWY_INLINE void CopyVectors(uint8_t* HWY_RESTRICT d, const uint8_t* HWY_RESTRICT
       s += head;
       n -= head;
     }
-    // Pointer increments keep the stores in base + displacement form (4% faster).
+    // Pointer increments keep the stores in base + displacement form (faster than indexed).
     for (; n >= 8 * N; n -= 8 * N, d += 8 * N, s += 8 * N) Move8Vectors(du8, d, s);
   }
   for (; n >= N; n -= N, d += N, s += N) hn::StoreU(hn::LoadU(du8, s), du8, d);
@@ -300,8 +301,9 @@ HWY_NOINLINE void SplitBytes(const SplitPlan& plan) {
       if (plan.stream && p.block >= split_internal::kStreamMinBlock) {
         StreamCopy(plan.src + p.offset, p.dst, p.block);
       } else if (p.block >= split_internal::kMemcpyMinBlock) {
-        // Cache-resident contiguous blocks: glibc's memcpy (rep movsb on this class of
-        // CPU) is 3-6% faster than the vector loop when source and outputs fit in L2.
+        // Cache-resident contiguous blocks: glibc's memcpy (rep movsb on the CPUs measured)
+        // is faster than the vector loop when source and outputs fit in L2
+        // (bench/results/tuning.md, "Split").
         std::memcpy(p.dst, plan.src + p.offset, p.block);
       } else {
         CopyBytes(p.dst, plan.src + p.offset, p.block);

@@ -30,7 +30,8 @@
 //           (ARM, SCALAR; its x86 version turns +NaN and large x into INT_MAX), so out-of-range
 //           lanes are zeroed by an explicit range mask. SCALAR packs 1-lane vectors.
 // Tail:     SubbyteLoop's zero-filled chunk buffers (pack-inl.h). Decoders with an output
-//           of 8 MiB or more use non-temporal stores (DecodeLoop).
+//           of tuning::StreamBytes(kSubbyteStreamBytes) or more use non-temporal stores
+//           (DecodeLoop).
 
 #if defined(TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TENSORCAST_LIB_KERNELS_SUBBYTE_CAST_INL_H_
@@ -225,8 +226,8 @@ template <int kSrcBits, int kBits, bool kPrefetch, bool kBf16 = false, class Enc
 HWY_INLINE void EncodeFloat(const void* src, void* dst, size_t count, const Enc& enc) {
   const DU32 du32;
   const size_t n = hn::Lanes(du32);
-  // DecodeLoop: large outputs are streamed (f32 -> int4 at 64 MiB read at ~13 GB/s with
-  // regular stores).
+  // DecodeLoop: large outputs are streamed (regular stores would read every output line
+  // first; bench/results/tuning.md, "Non-temporal stores").
   DecodeLoop<kSrcBits, kBits, kPrefetch>(
       src, dst, count, PackedChunk<kBits>(),
       [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
