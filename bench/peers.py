@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tensorcast next to ONNX Runtime, pyarrow, ml_dtypes and numpy, on the same data, in one run.
 
-    tools/dev.sh peers [ARGS]     # builds libtensorcast_c.so, installs the peers and the
+    scripts/dev.sh peers [ARGS]     # builds libtensorcast_c.so, installs the peers and the
                                   # package into build/peers-venv, runs this with
                                   # --lib build/lib/libtensorcast_c.so ARGS
     build/peers-venv/bin/python bench/peers.py [--lib build/lib/libtensorcast_c.so] [--quick]
@@ -1381,7 +1381,7 @@ def main():
         except ImportError as e:
             sys.exit(
                 f"peers.py: cannot import the tensorcast package ({e})\n"
-                "  install it (pip install .; tools/dev.sh peers does) or pass --no-tensorcast"
+                "  install it (pip install .; scripts/dev.sh peers does) or pass --no-tensorcast"
             )
         pkg = Package(tensorcast)
         if args.lib is not None:
@@ -1390,7 +1390,7 @@ def main():
             except OSError as e:
                 sys.exit(
                     f"peers.py: cannot load {args.lib}: {e}\n"
-                    "  build it (tools/dev.sh peers does) or leave out --lib"
+                    "  build it (scripts/dev.sh peers does) or leave out --lib"
                 )
 
     global STRING_MAGNITUDES

@@ -2,7 +2,7 @@
 #   dpkg --add-architecture arm64 && apt-get update
 #   apt-get install crossbuild-essential-arm64 qemu-user \
 #       libhwy-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
-# (`tools/dev.sh test-aarch64` does all of this.) The arm64 libraries land in
+# (`scripts/dev.sh test-aarch64` does all of this.) The arm64 libraries land in
 # /usr/lib/aarch64-linux-gnu, the headers are the shared /usr/include.
 #   cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 # or `cmake --preset aarch64`.

@@ -1,7 +1,7 @@
 // Many threads make their first calls at once (Highway's dynamic dispatch chooses its
 // target, the route plan is built) and keep calling Cast and Split; every result must equal
 // the one computed afterwards on one thread. Built and run under ThreadSanitizer by the
-// preset "tsan" (tools/dev.sh test-tsan), and natively with the other tests.
+// preset "tsan" (scripts/dev.sh test-tsan), and natively with the other tests.
 #include <atomic>
 #include <cstdint>
 #include <cstring>

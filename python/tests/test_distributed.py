@@ -130,7 +130,7 @@ def assert_bit_exact(src: np.ndarray, to, kw: dict, bits: np.ndarray, back: np.n
 # ---------------------------------------------------------------------------------------------
 
 
-# tools/dev.sh test-python installs the engines and sets TENSORCAST_REQUIRE_ENGINES ("dask",
+# scripts/dev.sh test-python installs the engines and sets TENSORCAST_REQUIRE_ENGINES ("dask",
 # or "dask,ray"): there a missing engine fails instead of silently skipping its tests.
 REQUIRED = os.environ.get("TENSORCAST_REQUIRE_ENGINES", "").split(",")
 

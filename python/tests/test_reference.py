@@ -18,7 +18,7 @@ SCRIPT = os.path.join(ROOT, "test", "differential", "differential_test.py")
 
 def test_every_pair_matches_onnx_reference_or_a_documented_difference():
     env = dict(os.environ)
-    env.pop("TENSORCAST_SHIM", None)  # --package does not use the C shim
+    env.pop("TENSORCAST_C_LIB", None)  # --package does not use the C library
     proc = subprocess.run(
         [sys.executable, SCRIPT, "--package", "--quick"],
         cwd=ROOT,

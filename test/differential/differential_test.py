@@ -26,14 +26,14 @@ same rule (float32 -> every small float, double -> float, e8m0 of normal floats,
 of every small format, numpy's float16 spelling, string parsing); if they disagree the
 run stops: the test, not the library, is wrong.
 
-Usage (ctest runs it through tools/python-env.sh, which provides numpy < 2.3):
-    TENSORCAST_SHIM=/path/libtensorcast_shim.so python differential_test.py [options]
+Usage (ctest runs it through scripts/python-env.sh, which provides numpy < 2.3):
+    TENSORCAST_C_LIB=/path/libtensorcast_c.so python differential_test.py [options]
     python differential_test.py --package [options]   (the Python package instead)
 Options: --seed N, --only SRC:DST (type names or codes, '*' for all), --examples N,
          --quick (fewer random values), --show TEXT (print examples of the categories
          whose name contains TEXT), -v (one line per configuration), --package (test
          tensorcast.cast / tensorcast.cast_like of the installed Python package instead of
-         the C library through the ctypes shim; TENSORCAST_SHIM is not used).
+         the C API, tensorcast_c.h, through ctypes; TENSORCAST_C_LIB is not used).
 Prints a table of counts per category; the last line is "N passed, N failed" with
 N = configurations. Exit status 0 only when none failed.
 """
@@ -202,6 +202,7 @@ STATUS_NAMES = {
     3: "PARSE_ERROR",
     4: "OVERFLOW",
     5: "INTERNAL",
+    6: "BUFFER_TOO_SMALL",
 }
 
 
@@ -878,7 +879,7 @@ def string_roundtrips(src, code, s):
 
 
 # ----------------------------------------------------------------------------------
-# The reference (onnx.reference) and tensorcast (the shim)
+# The reference (onnx.reference) and tensorcast (its C API)
 # ----------------------------------------------------------------------------------
 
 
@@ -961,164 +962,217 @@ def unpack(buf, bits, n):
     return out.reshape(-1)[:n]
 
 
+class TcError(ctypes.Structure):
+    """tc_error (tensorcast_c.h). `message` is a void pointer so ctypes keeps it as is."""
+
+    _fields_ = [
+        ("code", ctypes.c_int),
+        ("elements_written", ctypes.c_size_t),
+        ("message_length", ctypes.c_size_t),
+        ("message", ctypes.c_void_p),
+        ("message_capacity", ctypes.c_size_t),
+    ]
+
+
+class TcStringView(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+
+class TcStringArena(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("capacity", ctypes.c_size_t),
+        ("views", ctypes.c_void_p),
+        ("size", ctypes.c_size_t),
+    ]
+
+
+# tc_string_view arrays are built and read as numpy arrays of this layout.
+VIEW_DTYPE = np.dtype([("data", np.uintp), ("size", np.uintp)])
+TC_PARSE_ERROR, TC_BUFFER_TOO_SMALL = 3, 6
+MAX_NUMBER_TEXT = 32  # tensorcast_c.h: no number's text is longer than 32 bytes
+
+
 class Shim:
+    """tensorcast through its public C API (tensorcast_c.h), the shared library
+    libtensorcast_c loaded with ctypes: tc_cast / tc_cast_like (flags bit 0), with
+    tc_error, tc_storage_bytes and tc_active_target.
+
+    Besides the results, every call is checked against the header's contracts; a breach
+    is returned as status -1 with a message saying what: tc_error (code = the returned
+    status, message NUL-terminated and message_length bytes long, "" on success and not
+    empty on error, elements_written 0 except for PARSE_ERROR), numeric destinations
+    (tc_storage_bytes = the test's own size, no byte written past it, zero padding bits of
+    a packed last byte, the source untouched), STRING sources (views of texts that are
+    followed by a digit, so a read past `size` changes the number) and STRING targets
+    (the size query with an empty arena gives BUFFER_TOO_SMALL with the required size and
+    writes nothing else; then every view points into the used bytes and is followed by a
+    NUL, arena->size = the required size, nothing written past the capacity or the views).
+    Cast gets an arena with room for every text at its longest (filled in one pass),
+    CastLike one of exactly the required size (measured, then filled): run_config checks
+    that the two agree."""
+
     GUARD = 64
+    MESSAGE_CAPACITY = 4096
 
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
         L = self.lib
-        c_size, c_int, vp = ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p
-        L.tc_cast.argtypes = [
-            vp,
-            c_int,
-            vp,
-            c_int,
+        c_size, c_int, c_i32, vp = ctypes.c_size_t, ctypes.c_int, ctypes.c_int32, ctypes.c_void_p
+        if VIEW_DTYPE.itemsize != ctypes.sizeof(TcStringView):
+            raise SystemExit("tc_string_view is not two pointer-sized words here")
+        for name in ("tc_cast", "tc_cast_like"):
+            fn = getattr(L, name)
+            fn.argtypes = [vp, c_i32, vp, c_i32, c_size, c_int, c_int, ctypes.POINTER(TcError)]
+            fn.restype = c_int
+        L.tc_storage_bytes.argtypes = [
+            c_i32,
             c_size,
-            c_int,
-            c_int,
-            c_int,
             ctypes.POINTER(c_size),
-            ctypes.c_char_p,
-            c_size,
+            ctypes.POINTER(TcError),
         ]
-        L.tc_cast.restype = c_int
-        L.tc_cast_from_strings.argtypes = [
-            ctypes.c_char_p,
-            vp,
-            vp,
-            c_int,
-            c_size,
-            c_int,
-            c_int,
-            c_int,
-            ctypes.POINTER(c_size),
-            ctypes.c_char_p,
-            c_size,
-        ]
-        L.tc_cast_from_strings.restype = c_int
-        L.tc_cast_to_strings.argtypes = [
-            vp,
-            ctypes.c_char_p,
-            vp,
-            c_int,
-            c_size,
-            c_int,
-            c_int,
-            c_int,
-            ctypes.POINTER(vp),
-            ctypes.POINTER(c_size),
-            ctypes.c_char_p,
-            c_size,
-        ]
-        L.tc_cast_to_strings.restype = c_int
-        L.tc_strings_total_bytes.argtypes = [vp]
-        L.tc_strings_total_bytes.restype = ctypes.c_uint64
-        L.tc_strings_count.argtypes = [vp]
-        L.tc_strings_count.restype = c_size
-        L.tc_strings_fill.argtypes = [vp, vp, vp]
-        L.tc_strings_fill.restype = None
-        L.tc_strings_free.argtypes = [vp]
-        L.tc_strings_free.restype = None
-        L.tc_storage_bytes.argtypes = [c_int, c_size]
-        L.tc_storage_bytes.restype = c_size
+        L.tc_storage_bytes.restype = c_int
         L.tc_active_target.argtypes = []
         L.tc_active_target.restype = ctypes.c_char_p
 
     def active_target(self):
         return self.lib.tc_active_target().decode()
 
+    def _error(self):
+        """A fresh tc_error with a message buffer; every out field holds a sentinel."""
+        buf = ctypes.create_string_buffer(b"\xa5" * self.MESSAGE_CAPACITY, self.MESSAGE_CAPACITY)
+        err = TcError(-1, 0xA5A5, 0xA5A5, ctypes.addressof(buf), self.MESSAGE_CAPACITY)
+        return err, buf
+
     @staticmethod
-    def _strings_in(strings):
+    def _error_problem(rc, err, buf):
+        """The tc_error contract (tensorcast_c.h, Conventions: Errors); None when kept."""
+        status = STATUS_NAMES.get(rc, rc)
+        if err.code != rc:
+            return "tc_error.code %d, but the call returned %s" % (err.code, status)
+        msg = buf.value
+        if len(msg) != min(err.message_length, len(buf) - 1):
+            return "tc_error message is %d bytes (NUL-terminated), message_length %d" % (
+                len(msg),
+                err.message_length,
+            )
+        if rc == 0 and err.message_length != 0:
+            return "tc_error message %r on success" % msg
+        if rc != 0 and err.message_length == 0:
+            return "status %s with an empty tc_error message" % status
+        if rc != TC_PARSE_ERROR and err.elements_written != 0:
+            return "tc_error.elements_written %d with status %s" % (err.elements_written, status)
+        return None
+
+    def _call(self, src_ptr, src, dst_ptr, dst, n, sat, rm, flags):
+        """tc_cast (tc_cast_like with flags bit 0) -> (rc, message, written)."""
+        err, buf = self._error()
+        fn = self.lib.tc_cast_like if flags & 1 else self.lib.tc_cast
+        rc = fn(src_ptr, src, dst_ptr, dst, n, sat, rm, ctypes.byref(err))
+        msg = buf.value.decode(errors="replace")
+        problem = self._error_problem(rc, err, buf)
+        if problem:
+            return -1, "%s (status %s: %r)" % (problem, STATUS_NAMES.get(rc, rc), msg), 0
+        return rc, msg, err.elements_written
+
+    @staticmethod
+    def _string_views(strings):
+        """-> (text buffer, tc_string_view array). Each text is followed by a '9' (not
+        part of it, no NUL): a library that read past `size` would see another number."""
         enc = [s.encode("utf-8") for s in strings]
-        offs = np.zeros(len(enc) + 1, np.uint64)
-        offs[1:] = np.cumsum([len(b) for b in enc], dtype=np.uint64)
-        return b"".join(enc), offs
+        blob = b"".join(b + b"9" for b in enc)
+        buf = ctypes.create_string_buffer(blob, max(1, len(blob)))
+        sizes = np.array([len(b) for b in enc], np.uintp)
+        starts = np.zeros(len(enc), np.uintp)
+        starts[1:] = np.cumsum(sizes + 1, dtype=np.uintp)[:-1]
+        views = np.zeros(max(1, len(enc)), VIEW_DTYPE)
+        views["data"][: len(enc)] = starts + ctypes.addressof(buf)
+        views["size"][: len(enc)] = sizes
+        return buf, views
 
     def _src_buffer(self, src, inputs):
         if src in PACKED:
             return pack(inputs, BITS[src]).tobytes()
         return np.ascontiguousarray(inputs).tobytes()
 
+    def _cast_to_strings(self, src_ptr, src, n, sat, rm, flags):
+        """Any source -> STRING through a tc_string_arena: size query, then the call."""
+        if n == 0:
+            return 0, "", 0, []
+        isz = VIEW_DTYPE.itemsize
+        vbuf = np.full((n + self.GUARD) * isz, 0xA5, np.uint8)
+        views = vbuf[: n * isz].view(VIEW_DTYPE)
+        arena = TcStringArena(None, 0, vbuf.ctypes.data, 0xA5A5)
+        rc, msg, written = self._call(src_ptr, src, ctypes.byref(arena), STRING, n, sat, rm, flags)
+        if rc == 0:
+            return -1, "size query (arena capacity 0) returned OK for %d elements" % n, 0, None
+        if rc != TC_BUFFER_TOO_SMALL:
+            return rc, msg, written, None
+        if np.any(vbuf != 0xA5):
+            return -1, "size query (BUFFER_TOO_SMALL) wrote into the views", 0, None
+        required = arena.size
+        capacity = required if flags & 1 else max(required, (MAX_NUMBER_TEXT + 1) * n)
+        data = ctypes.create_string_buffer(b"\xa5" * (capacity + self.GUARD), capacity + self.GUARD)
+        arena = TcStringArena(ctypes.addressof(data), capacity, vbuf.ctypes.data, 0xA5A5)
+        rc, msg, written = self._call(src_ptr, src, ctypes.byref(arena), STRING, n, sat, rm, flags)
+        if rc != 0:
+            return rc, msg, written, None
+        raw = data.raw
+        if arena.size != required:
+            return -1, "arena->size %d, the size query said %d" % (arena.size, required), n, None
+        if raw[capacity:] != b"\xa5" * self.GUARD:
+            return -1, "wrote past the arena's capacity (%d bytes)" % capacity, n, None
+        if np.any(vbuf[n * isz :] != 0xA5):
+            return -1, "wrote past the %d views" % n, n, None
+        starts = views["data"] - np.uintp(ctypes.addressof(data))  # wraps if below: too large
+        sizes = views["size"]
+        ends = starts + sizes
+        inside = (starts <= required) & (sizes <= required) & (ends < required)
+        if not inside.all():
+            i = int(np.nonzero(~inside)[0][0])
+            return -1, "view %d is outside the %d bytes used of the arena" % (i, required), n, None
+        nul = np.frombuffer(raw, np.uint8)[ends.astype(np.int64)] == 0
+        if not nul.all():
+            i = int(np.nonzero(~nul)[0][0])
+            return -1, "the text of view %d is not followed by a NUL" % i, n, None
+        out = [
+            raw[int(s) : int(e)].decode("utf-8", errors="replace")
+            for s, e in zip(starts.tolist(), ends.tolist())
+        ]
+        return 0, "", n, out
+
     def cast(self, src, dst, inputs, sat, rm, flags=0):
         """-> (rc, message, written, result). result: codes array or list of strings."""
         n = len(inputs)
-        err = ctypes.create_string_buffer(1024)
-        written = ctypes.c_size_t(0)
-        if dst == STRING:
-            handle = ctypes.c_void_p()
-            if src == STRING:
-                data, offs = self._strings_in(inputs)
-                rc = self.lib.tc_cast_to_strings(
-                    None,
-                    data,
-                    offs.ctypes.data,
-                    src,
-                    n,
-                    sat,
-                    rm,
-                    flags,
-                    ctypes.byref(handle),
-                    ctypes.byref(written),
-                    err,
-                    len(err),
-                )
-            else:
-                buf = ctypes.create_string_buffer(
-                    self._src_buffer(src, inputs), max(1, len(self._src_buffer(src, inputs)))
-                )
-                rc = self.lib.tc_cast_to_strings(
-                    buf,
-                    None,
-                    None,
-                    src,
-                    n,
-                    sat,
-                    rm,
-                    flags,
-                    ctypes.byref(handle),
-                    ctypes.byref(written),
-                    err,
-                    len(err),
-                )
-            if rc != 0:
-                return rc, err.value.decode(errors="replace"), written.value, None
-            total = self.lib.tc_strings_total_bytes(handle)
-            count = self.lib.tc_strings_count(handle)
-            data = ctypes.create_string_buffer(max(1, total))
-            offs = np.zeros(count + 1, np.uint64)
-            self.lib.tc_strings_fill(handle, data, offs.ctypes.data)
-            self.lib.tc_strings_free(handle)
-            raw = data.raw
-            out = [
-                raw[int(offs[i]) : int(offs[i + 1])].decode("utf-8", errors="replace")
-                for i in range(count)
-            ]
-            return 0, "", n, out
-        nbytes = self.lib.tc_storage_bytes(dst, n)
-        dst_buf = ctypes.create_string_buffer(b"\xa5" * (nbytes + self.GUARD), nbytes + self.GUARD)
         if src == STRING:
-            data, offs = self._strings_in(inputs)
-            rc = self.lib.tc_cast_from_strings(
-                data,
-                offs.ctypes.data,
-                dst_buf,
-                dst,
-                n,
-                sat,
-                rm,
-                flags,
-                ctypes.byref(written),
-                err,
-                len(err),
-            )
+            keep, views = self._string_views(inputs)
+            src_ptr, before = views.ctypes.data, (keep.raw, views.tobytes())
         else:
             raw = self._src_buffer(src, inputs)
-            src_buf = ctypes.create_string_buffer(raw, max(1, len(raw)))
-            rc = self.lib.tc_cast(
-                src_buf, src, dst_buf, dst, n, sat, rm, flags, ctypes.byref(written), err, len(err)
-            )
+            keep = ctypes.create_string_buffer(raw, max(1, len(raw)))
+            src_ptr, before = ctypes.addressof(keep), (keep.raw, b"")
+        if dst == STRING:
+            result = self._cast_to_strings(src_ptr, src, n, sat, rm, flags)
+        else:
+            result = self._cast_to_codes(src_ptr, src, dst, n, sat, rm, flags)
+        if (keep.raw, views.tobytes() if src == STRING else b"") != before:
+            return -1, "the source (texts or views) was written", 0, None
+        return result
+
+    def _cast_to_codes(self, src_ptr, src, dst, n, sat, rm, flags):
+        err, buf = self._error()
+        size = ctypes.c_size_t(0)
+        rc = self.lib.tc_storage_bytes(dst, n, ctypes.byref(size), ctypes.byref(err))
+        problem = self._error_problem(rc, err, buf)
+        nbytes = size.value
+        if rc != 0 or problem:
+            return -1, "tc_storage_bytes: %s" % (problem or buf.value.decode()), 0, None
+        if nbytes != (n * BITS[dst] + 7) // 8:
+            return -1, "tc_storage_bytes(%s, %d) = %d" % (NAME[dst], n, nbytes), 0, None
+        dst_buf = ctypes.create_string_buffer(b"\xa5" * (nbytes + self.GUARD), nbytes + self.GUARD)
+        rc, msg, written = self._call(src_ptr, src, dst_buf, dst, n, sat, rm, flags)
         if rc != 0:
-            return rc, err.value.decode(errors="replace"), written.value, None
+            return rc, msg, written, None
         raw = dst_buf.raw
         if raw[nbytes:] != b"\xa5" * self.GUARD:
             return -1, "wrote past the end of the destination (%d bytes)" % nbytes, n, None
@@ -1988,7 +2042,7 @@ def self_check(rng):
     if str(np.float32(1e6)) != "1000000.0" or str(np.float16(1000)) != "1000.0":
         # numpy >= 2.3 writes float16 >= 1e3 and float32 >= 1e6 in scientific notation;
         # tensorcast (and the ONNX v1.18 string data) use the older rule (< 1e16
-        # positional). tools/python-env.sh installs numpy < 2.3.
+        # positional). scripts/python-env.sh installs numpy < 2.3.
         problems.append(
             "numpy %s spells str(float32(1e6)) as %r: the reference's float -> "
             "string differs from tensorcast's rule; use numpy < 2.3"
@@ -2322,13 +2376,13 @@ def main():
         "--package",
         action="store_true",
         help="test the Python package (tensorcast.cast / cast_like) instead of "
-        "the C library through the ctypes shim",
+        "the C API (libtensorcast_c) through ctypes",
     )
     ap.add_argument("--fake-tc", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     t0 = time.time()
 
-    shim_path = os.environ.get("TENSORCAST_SHIM")
+    shim_path = os.environ.get("TENSORCAST_C_LIB")
     if args.fake_tc:
         shim, shim_path = FakeShim(), "(fake)"
     elif args.package:
@@ -2339,13 +2393,13 @@ def main():
             print("0 passed, 1 failed")
             return 1
     elif not shim_path or not os.path.exists(shim_path):
-        print("TENSORCAST_SHIM is not set to the tensorcast_shim library (got %r)" % shim_path)
+        print("TENSORCAST_C_LIB is not set to the libtensorcast_c library (got %r)" % shim_path)
         print("0 passed, 1 failed")
         return 1
     else:
-        shim = Shim(shim_path)
+        shim, shim_path = Shim(shim_path), "C API " + shim_path
     print(
-        "tensorcast shim %s (target %s); onnx %s, ml_dtypes %s, numpy %s, seed %d"
+        "tensorcast %s (target %s); onnx %s, ml_dtypes %s, numpy %s, seed %d"
         % (
             shim_path,
             shim.active_target(),

@@ -32,7 +32,7 @@ step "CMake consumer"
 
 step "pkg-config consumer"
 if [ -z "$pkg_config" ]; then
-  # ctest reports exit code 77 as skipped: install pkgconf (tools/dev.sh does) to run it.
+  # ctest reports exit code 77 as skipped: install pkgconf (scripts/dev.sh does) to run it.
   echo "install_consumer: pkg-config not found, pkg-config step skipped" >&2
   exit 77
 fi

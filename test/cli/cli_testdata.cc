@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "file_util.h"
-#include "tensor_io.h"
+#include "tools/file_util.h"
+#include "tools/tensor_io.h"
 
 namespace tensorcast {
 namespace cli {

@@ -1,46 +1,46 @@
 #!/usr/bin/env bash
 # One entry point for users and CI on Debian 12 (bookworm):
-#   tools/dev.sh report [IN]   install what is missing, build, run `tensorcast report`
-#   tools/dev.sh test          install what is missing, build, run the whole test suite in
-#                              stages, timing each: the native suite (release), the aarch64
-#                              suite under qemu (test-aarch64), the ASan + UBSan suite
-#                              (test-asan), the ThreadSanitizer test (test-tsan), the Python
-#                              package (test-python), then each libFuzzer target for
-#                              TENSORCAST_FUZZ_SECONDS (default 60; fuzz). CI runs exactly
-#                              this. TENSORCAST_SKIP_AARCH64=1, TENSORCAST_SKIP_SANITIZERS=1,
-#                              TENSORCAST_SKIP_PYTHON=1 and TENSORCAST_SKIP_FUZZ=1 skip those
-#                              stages (for a quick local run; CI skips nothing).
-#   tools/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
-#                              libraries if missing, cross-build (build-aarch64) and run the
-#                              GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
-#                              TENSORCAST_QEMU_RUNS): kernel tests on NEON + SCALAR
-#                              (neoverse-n1), SVE2_128 + SVE2 + SVE (128-bit), SVE_256 + SVE2 +
-#                              SVE (256-bit), SVE2 + SVE (512-bit), one process per CPU; the
-#                              unit tests once (256-bit CPU), their Split tests on every CPU.
-#                              About 8 min of tests plus the cross build on 2 cores.
-#   tools/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
-#                              (every x86 target), Split, C API and CLI
-#   tools/dev.sh test-tsan     ThreadSanitizer build (preset tsan: AVX2 and the portable
-#                              targets only; races do not depend on the SIMD target) of the
-#                              concurrency test
-#   tools/dev.sh test-python   the Python package: `pip install .` into the virtual
-#                              environment build/py-venv (created if missing; the build
-#                              requirements scikit-build-core and nanobind come from PyPI),
-#                              the test tools (pytest, mypy, onnx, pyarrow, dask, distributed;
-#                              numpy < 2.3 for the string-spelling oracle; ray[data] unless
-#                              TENSORCAST_SKIP_RAY=1, which also skips the tests marked
-#                              `ray`), then pytest over python/tests
-#   tools/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
-#                              (default 60) on their seed corpora; prints the execution counts
-#   tools/dev.sh build         install what is missing, build only
-#   tools/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
-#                              C/C++ file git tracks, then ruff format --check and ruff check
-#                              over the Python files (CI runs it); `format` rewrites them
-#   tools/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
-#                              numpy, pyarrow and matplotlib from PyPI into build/peers-venv if
-#                              missing, and the Python package (pip install .), run
-#                              bench/peers.py ARGS (writes
-#                              bench/results/peers.{md,png})
+#   scripts/dev.sh report [IN]   install what is missing, build, run `tensorcast report`
+#   scripts/dev.sh test          install what is missing, build, run the whole test suite in
+#                                stages, timing each: the native suite (release), the aarch64
+#                                suite under qemu (test-aarch64), the ASan + UBSan suite
+#                                (test-asan), the ThreadSanitizer test (test-tsan), the Python
+#                                package (test-python), then each libFuzzer target for
+#                                TENSORCAST_FUZZ_SECONDS (default 60; fuzz). CI runs exactly
+#                                this. TENSORCAST_SKIP_AARCH64=1, TENSORCAST_SKIP_SANITIZERS=1,
+#                                TENSORCAST_SKIP_PYTHON=1 and TENSORCAST_SKIP_FUZZ=1 skip those
+#                                stages (for a quick local run; CI skips nothing).
+#   scripts/dev.sh test-aarch64  install the arm64 cross toolchain, qemu-user and the arm64
+#                                libraries if missing, cross-build (build-aarch64) and run the
+#                                GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
+#                                TENSORCAST_QEMU_RUNS): kernel tests on NEON + SCALAR
+#                                (neoverse-n1), SVE2_128 + SVE2 + SVE (128-bit), SVE_256 + SVE2 +
+#                                SVE (256-bit), SVE2 + SVE (512-bit), one process per CPU; the
+#                                unit tests once (256-bit CPU), their Split tests on every CPU.
+#                                About 8 min of tests plus the cross build on 2 cores.
+#   scripts/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
+#                                (every x86 target), Split, C API and CLI
+#   scripts/dev.sh test-tsan     ThreadSanitizer build (preset tsan: AVX2 and the portable
+#                                targets only; races do not depend on the SIMD target) of the
+#                                concurrency test
+#   scripts/dev.sh test-python   the Python package: `pip install .` into the virtual
+#                                environment build/py-venv (created if missing; the build
+#                                requirements scikit-build-core and nanobind come from PyPI),
+#                                the test tools (pytest, mypy, onnx, pyarrow, dask, distributed;
+#                                numpy < 2.3 for the string-spelling oracle; ray[data] unless
+#                                TENSORCAST_SKIP_RAY=1, which also skips the tests marked
+#                                `ray`), then pytest over python/tests
+#   scripts/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
+#                                (default 60) on their seed corpora; prints the execution counts
+#   scripts/dev.sh build         install what is missing, build only
+#   scripts/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
+#                                C/C++ file git tracks, then ruff format --check and ruff check
+#                                over the Python files (CI runs it); `format` rewrites them
+#   scripts/dev.sh peers [ARGS]  build libtensorcast_c.so, install onnxruntime, onnx, ml_dtypes,
+#                                numpy, pyarrow and matplotlib from PyPI into build/peers-venv if
+#                                missing, and the Python package (pip install .), run
+#                                bench/peers.py ARGS (writes
+#                                bench/results/peers.{md,png})
 # Missing Debian packages are installed with apt-get (as root, or through sudo).
 # Python packages for the differential test (onnx, ml_dtypes, numpy) go into a
 # virtual environment under build/pyenv, installed from PyPI on first use.
@@ -58,7 +58,7 @@ install_missing() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "tools/dev.sh: installing ${missing[*]}" >&2
+  echo "scripts/dev.sh: installing ${missing[*]}" >&2
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
@@ -75,7 +75,7 @@ install_aarch64_missing() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "tools/dev.sh: installing ${missing[*]}" >&2
+  echo "scripts/dev.sh: installing ${missing[*]}" >&2
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
@@ -238,7 +238,7 @@ peers() {
   cmake --build --preset release --target tensorcast_c
   local pip_packages="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 pyarrow matplotlib"
   # The venv is made (and the peers installed) by python-env.sh; the package goes in after.
-  TENSORCAST_PIP_PACKAGES=$pip_packages tools/python-env.sh build/peers-venv /dev/null
+  TENSORCAST_PIP_PACKAGES=$pip_packages scripts/python-env.sh build/peers-venv /dev/null
   CMAKE_ARGS="$(launcher_args)" build/peers-venv/bin/pip install --quiet --disable-pip-version-check .
   exec build/peers-venv/bin/python bench/peers.py --lib build/lib/libtensorcast_c.so "$@"
 }
@@ -257,6 +257,6 @@ case "$cmd" in
   fuzz) fuzz "$@" ;;
   format) format_files | xargs clang-format -i && "$(ruff_path)" format . && "$(ruff_path)" check --fix . ;;
   peers) peers "$@" ;;
-  *) echo "usage: tools/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [seconds] | build | format-check | format | peers [args]" >&2
+  *) echo "usage: scripts/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [seconds] | build | format-check | format | peers [args]" >&2
      exit 2 ;;
 esac
