@@ -26,6 +26,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorcast as tc  # noqa: E402
+from tensorcast import _types as tc_types  # noqa: E402
 
 PAIRS_ALL = [
     ("FLOAT", "FLOAT16"),
@@ -63,7 +64,7 @@ def cpu_model():
 
 
 def source(t, n, rng):
-    dt = np.dtype(tc._DTYPE[tc.DataType[t]])
+    dt = np.dtype(tc_types._DTYPE[tc.DataType[t]])
     if t in ("FLOAT", "DOUBLE", "FLOAT16"):
         return (rng.standard_normal(n) * 50).astype(dt)
     if dt.kind in "iu":
@@ -106,13 +107,13 @@ def main():
     for s, d in pairs:
         sc, dc = tc.DataType[s], tc.DataType[d]
         x = source(s, n, rng)
-        packed_dst = dc in tc._BITS
+        packed_dst = dc in tc_types._BITS
         out = (
-            np.empty(tc._storage_bytes(dc, n), np.uint8)
+            np.empty(tc_types._storage_bytes(dc, n), np.uint8)
             if packed_dst
-            else np.empty(n, tc._DTYPE[dc])
+            else np.empty(n, tc_types._DTYPE[dc])
         )
-        src_c = tc.pack(x) if sc in tc._BITS else x
+        src_c = tc.pack(x) if sc in tc_types._BITS else x
         out_c = np.empty_like(out)
         c_src, c_dst = src_c.ctypes.data, out_c.ctypes.data
 

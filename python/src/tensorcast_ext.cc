@@ -1,6 +1,6 @@
 // The extension module tensorcast._tensorcast: a thin layer between the Python package
-// (python/tensorcast/__init__.py, which checks and converts arguments and owns the user-facing
-// API) and the C++ library. Every function takes byte buffers and ONNX type codes, checks
+// (python/tensorcast/, which checks and converts arguments and owns the user-facing API) and
+// the C++ library. Every function takes byte buffers and ONNX type codes, checks
 // that the buffers hold the bytes the call reads or writes, releases the GIL for the work
 // and returns None (or a result) on success and a tuple (status code, message, elements
 // written) on failure; the Python layer turns that tuple into the exception. Nothing here
@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/type_facts.h"
 #include "tensorcast/tensorcast.h"
 #include "tensorcast/version.h"
 
@@ -621,6 +622,56 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
   return Result(s);
 }
 
+const char* KindName(tensorcast::TypeKind kind) {
+  switch (kind) {
+    case tensorcast::TypeKind::kFloat: return "float";
+    case tensorcast::TypeKind::kSignedInt: return "signed_int";
+    case tensorcast::TypeKind::kUnsignedInt: return "unsigned_int";
+    case tensorcast::TypeKind::kBool: return "bool";
+    case tensorcast::TypeKind::kString: return "string";
+    case tensorcast::TypeKind::kComplex: return "complex";
+    case tensorcast::TypeKind::kUndefined: break;
+  }
+  return "undefined";
+}
+
+const char* NanStyleName(tensorcast::NanStyle style) {
+  switch (style) {
+    case tensorcast::NanStyle::kIeee: return "ieee";
+    case tensorcast::NanStyle::kFn: return "fn";
+    case tensorcast::NanStyle::kFnuz: return "fnuz";
+    case tensorcast::NanStyle::kE8M0: return "e8m0";
+    case tensorcast::NanStyle::kNone: break;
+  }
+  return "none";
+}
+
+// The library's type facts table (lib/type_facts.h), one dict per code 0..kMaxDataTypeCode
+// in code order, keyed by the column names of TypeFacts. kind and nan_style are lower-case
+// names ("signed_int", "fnuz", ...); numpy_name is None for UNDEFINED.
+nb::list TypeFactsRows() {
+  nb::list rows;
+  for (int32_t code = 0; code <= tensorcast::kMaxDataTypeCode; ++code) {
+    const tensorcast::TypeFacts& f = tensorcast::Facts(static_cast<DataType>(code));
+    nb::dict row;
+    row["code"] = f.code;
+    row["name"] = f.name;
+    row["bits"] = f.bits;
+    row["kind"] = KindName(f.kind);
+    row["exponent_bits"] = f.exponent_bits;
+    row["mantissa_bits"] = f.mantissa_bits;
+    row["exponent_bias"] = f.exponent_bias;
+    row["has_inf"] = f.has_inf;
+    row["has_nan"] = f.has_nan;
+    row["nan_style"] = NanStyleName(f.nan_style);
+    row["packed"] = f.packed;
+    row["cast_since"] = f.cast_since;
+    row["numpy_name"] = f.numpy_name ? nb::object(nb::str(f.numpy_name)) : nb::none();
+    rows.append(row);
+  }
+  return rows;
+}
+
 int ParseType(const std::string& text) {
   DataType t = DataType::kUndefined;
   if (!tensorcast::ParseDataType(text, &t).ok()) return 0;
@@ -663,6 +714,9 @@ NB_MODULE(_tensorcast, m) {
   m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
         nb::arg("sizes"), nb::arg("outputs"), nb::arg("threads"),
         "Splits a C-contiguous tensor into preallocated outputs; None, or (code, message, 0).");
+  m.def("type_facts", &TypeFactsRows,
+        "The library's type facts, one dict per ONNX code from 0 (UNDEFINED) up, in code "
+        "order.");
   m.def("parse_type", &ParseType, nb::arg("text"), "The ONNX code of a type name, or 0.");
   m.def(
       "type_name",

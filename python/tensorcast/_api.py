@@ -1,0 +1,269 @@
+"""The public functions (re-exported by the package `tensorcast`): argument checks, the
+fast path of cast, and the choice between numpy and Arrow inputs."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from . import _tensorcast as _ext
+from ._arrow import _arrow_code, _cast_arrow, _is_arrow
+from ._errors import _raise
+from ._numpy import _as_array, _cast_numpy
+from ._storage import _pack_flat, _unpack_into
+from ._types import (
+    _BITS,
+    _CODE_OF_TYPE,
+    _DTYPE,
+    _PACKED_NAMES,
+    _PACKED_NUMPY_NAMES,
+    _PLAIN_SOURCE,
+    _PLAIN_TARGET,
+    _STRING,
+    _UNPACKED_AS,
+    TypeLike,
+    _code_of_dtype,
+    _storage_bytes,
+    _type_cache,
+    _type_code,
+)
+
+_ROUND_MODES = {"up": 0, "down": 1, "nearest": 2}
+
+
+def _round_mode(round_mode: str) -> int:
+    try:
+        return _ROUND_MODES[round_mode]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"round_mode must be 'up', 'down' or 'nearest', not {round_mode!r}"
+        ) from None
+
+
+def _threads(threads: Optional[int]) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be None or an integer >= 1, not {threads!r}")
+    return threads
+
+
+def cast(
+    x: Any,
+    to: TypeLike,
+    *,
+    saturate: bool = True,
+    round_mode: str = "up",
+    out: Optional[np.ndarray] = None,
+    packed: bool = False,
+    threads: Optional[int] = None,
+) -> Any:
+    """ONNX Cast of `x` to the element type `to`.
+
+    x: a numpy array (any numeric or ml_dtypes dtype, any strides, any byte order; str_,
+    bytes_, object-of-str or StringDType for STRING), a pyarrow Array or ChunkedArray, an
+    object with __arrow_c_array__ (through pyarrow), __dlpack__ or the buffer protocol.
+    to: a DataType, an ONNX code, an ONNX name ("float8e4m3fn", "tensor(bfloat16)"), or a
+    numpy / ml_dtypes dtype or type. Names are read as ONNX first: "float" is FLOAT (float32).
+    saturate: float8 targets clamp out-of-range values to +-max (True) or give NaN/Inf.
+    round_mode: "up", "down" or "nearest" for FLOAT8E8M0 targets.
+    out: a numpy array of the result's shape and dtype to write into (no allocation when
+    both x and out are C-contiguous); it is returned.
+    packed: sub-byte targets (INT4, UINT4, FLOAT4E2M1, INT2, UINT2) as ONNX packed bytes
+    (1-D uint8) instead of one ml_dtypes element per byte.
+    threads: None = the package's pool (tc.set_num_threads) for large calls; 1 = this
+    thread only; n = a pool of n threads.
+
+    Returns a numpy array of x's shape with the numpy / ml_dtypes dtype of `to` (STRING:
+    StringDType); for pyarrow input, a pyarrow array with x's validity (null slots 0), or
+    numpy for types Arrow does not have. Raises TypeError / ValueError for bad arguments and
+    CastError for a text that is not a number.
+    """
+    try:
+        dst = _type_cache[to]
+    except (KeyError, TypeError):
+        dst = _type_code(to)
+    rm = _ROUND_MODES.get(round_mode) if type(round_mode) is str else None
+    if rm is None:
+        rm = _round_mode(round_mode)
+    nthreads = 0 if threads is None else _threads(threads)
+    sat = True if saturate else False
+    if type(x) is np.ndarray and not packed:
+        # Fast path: a native numeric array into a numeric type of one byte or more, C order.
+        src = _PLAIN_SOURCE.get(x.dtype)
+        if src is not None and dst in _PLAIN_TARGET:
+            if out is None:
+                res = np.empty(x.shape, _DTYPE[dst])
+                err = _ext.cast(x, src, res, dst, x.size, sat, rm, nthreads)
+                if err is None:
+                    return res
+            elif type(out) is np.ndarray and out.shape == x.shape and out.dtype == _DTYPE[dst]:
+                err = _ext.cast(x, src, out, dst, x.size, sat, rm, nthreads)
+                if err is None:
+                    return out
+            else:
+                err = (-1,)
+            if err[0] != -1:  # -1: not C-contiguous, read-only or overlapping: the general path
+                _raise(err)
+        return _cast_numpy(x, dst, sat, rm, out, packed, nthreads)
+    if isinstance(x, np.ndarray):
+        return _cast_numpy(x, dst, sat, rm, out, packed, nthreads)
+    return _cast_any(x, dst, sat, rm, out, packed, nthreads)
+
+
+def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
+    # Arrow arrays give Arrow results. An object that is an array in both worlds (a pandas
+    # Series has __array__ and __arrow_c_stream__) is read as numpy, which its users expect.
+    if _is_arrow(x):
+        return _cast_arrow(x, dst, sat, rm, out, packed, threads)
+    stream = hasattr(x, "__arrow_c_stream__") and not (
+        hasattr(x, "__array__") or hasattr(x, "__dlpack__")
+    )
+    if hasattr(x, "__arrow_c_array__") or stream:
+        try:
+            import pyarrow as pa
+        except ImportError:
+            raise TypeError(
+                "x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
+                "installed"
+            ) from None
+        arr = pa.array(x) if hasattr(x, "__arrow_c_array__") else pa.chunked_array(x)
+        return _cast_arrow(arr, dst, sat, rm, out, packed, threads)
+    return _cast_numpy(_as_array(x), dst, sat, rm, out, packed, threads)
+
+
+def cast_like(
+    x: Any,
+    like: Any,
+    *,
+    saturate: bool = True,
+    round_mode: str = "up",
+    out: Optional[np.ndarray] = None,
+    packed: bool = False,
+    threads: Optional[int] = None,
+) -> Any:
+    """ONNX CastLike: cast(x, the element type of `like`). `like` is an array (numpy,
+    pyarrow) whose values and shape are not used, or anything `to` of cast() accepts."""
+    if isinstance(like, np.ndarray):
+        code = _code_of_dtype(like.dtype, "like") if like.dtype.kind not in "UST" else _STRING
+    elif _is_arrow(like):
+        import pyarrow as pa
+
+        code = _arrow_code(pa, like.type)
+    else:
+        code = _type_code(like, "like")
+    return cast(
+        x, code, saturate=saturate, round_mode=round_mode, out=out, packed=packed, threads=threads
+    )
+
+
+def split(
+    x: Any,
+    split: Optional[Sequence[int]] = None,
+    *,
+    axis: int = 0,
+    num_outputs: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> List[np.ndarray]:
+    """ONNX Split (opset 18): x cut along `axis` into parts of the sizes `split` (ONNX sizes
+    that sum to the axis length, not numpy's cut indices), or into `num_outputs` parts of
+    ceil(d / num_outputs) elements, the last non-empty part taking the rest. Returns a list
+    of new C-contiguous arrays of x's dtype."""
+    x = _as_array(x)
+    nthreads = _threads(threads)
+    if x.ndim == 0:
+        raise ValueError("split: x has rank 0")
+    if split is not None:
+        split = [int(s) for s in split]
+    if num_outputs is not None and (
+        isinstance(num_outputs, bool) or not isinstance(num_outputs, int)
+    ):
+        raise TypeError(f"num_outputs must be an integer, not {num_outputs!r}")
+    shape = [int(d) for d in x.shape]
+    sizes = _ext.split_sizes(shape, int(axis), split, -1 if num_outputs is None else num_outputs)
+    if isinstance(sizes, tuple):
+        _raise(sizes)
+    if num_outputs is not None and num_outputs < 0:
+        raise ValueError(f"split: num_outputs must be >= 1, not {num_outputs}")
+    a = int(axis) + x.ndim if int(axis) < 0 else int(axis)
+    outputs = []
+    for size in sizes:
+        part_shape = list(shape)
+        part_shape[a] = size
+        outputs.append(
+            np.empty(part_shape, x.dtype if x.dtype.isnative else x.dtype.newbyteorder("="))
+        )
+    code = _CODE_OF_TYPE.get(x.dtype.type)
+    if code is None or code == _STRING:
+        # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
+        bounds = np.cumsum(sizes)[:-1]
+        for o, part in zip(outputs, np.split(x, bounds, axis=a)):
+            o[...] = part
+        return outputs
+    src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("=")))
+    # The library's Split takes every type (complex included); unpacked sub-byte elements
+    # are one byte each here, so they move as UINT8.
+    err = _ext.split(
+        src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, outputs, nthreads
+    )
+    if err is not None:
+        _raise(err)
+    return outputs
+
+
+def pack(x: Any) -> np.ndarray:
+    """An ml_dtypes int4 / uint4 / int2 / uint2 / float4_e2m1fn array (one element per
+    byte) -> the ONNX packed bytes of its elements in C order (1-D uint8; element 0 in the
+    lowest bits, zero padding)."""
+    x = _as_array(x)
+    code = _CODE_OF_TYPE.get(x.dtype.type)
+    if code not in _BITS:
+        raise TypeError(f"pack: x must be an ml_dtypes {_PACKED_NUMPY_NAMES} array, not {x.dtype}")
+    return _pack_flat(np.ascontiguousarray(x).reshape(-1), code)
+
+
+def unpack(buf: Any, dtype: TypeLike, count: int) -> np.ndarray:
+    """ONNX packed bytes -> a 1-D ml_dtypes array of `count` elements of `dtype` (INT4,
+    UINT4, FLOAT4E2M1, INT2, UINT2 in any spelling cast() accepts)."""
+    code = _type_code(dtype, "dtype")
+    if code not in _BITS:
+        raise TypeError(
+            f"unpack: dtype must be a packed type ({_PACKED_NAMES}), not {_ext.type_name(code)}"
+        )
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise ValueError(f"unpack: count must be an integer >= 0, not {count!r}")
+    count = int(count)
+    raw = (
+        np.frombuffer(buf, np.uint8)
+        if not isinstance(buf, np.ndarray)
+        else np.ascontiguousarray(buf).reshape(-1).view(np.uint8)
+    )
+    need = _storage_bytes(code, count)
+    if raw.shape[0] < need:
+        raise ValueError(
+            f"unpack: {count} elements of {_ext.type_name(code)} need {need} bytes, buf has {raw.shape[0]}"
+        )
+    out = np.empty((count,), _DTYPE[code])
+    _unpack_into(raw, code, out)
+    return out
+
+
+def set_num_threads(n: int) -> None:
+    """Sizes the package's pool (threads in total, the caller included); threads=None
+    calls use it. The default is min(CPUs in this process's affinity, OMP_NUM_THREADS)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"set_num_threads: n must be an integer >= 1, not {n!r}")
+    _ext.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """The number of threads calls with threads=None may use."""
+    return int(_ext.get_num_threads())
+
+
+# Public names of the package `tensorcast`, which re-exports them: pickle sends them by that
+# reference (docs/distributed.md), and help() names it.
+for _public in (cast, cast_like, split, pack, unpack, set_num_threads, get_num_threads):
+    _public.__module__ = "tensorcast"
+del _public

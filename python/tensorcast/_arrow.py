@@ -1,0 +1,224 @@
+"""Arrow inputs: pyarrow Arrays and ChunkedArrays, cast into Arrow arrays of the same
+validity (null slots hold the all-zero code), or into numpy for the types Arrow does not
+have, for packed bytes and for a numpy `out`."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _tensorcast as _ext
+from ._errors import _PARSE_ERROR, CastError, _raise
+from ._numpy import _cast_numpy, _check_out
+from ._storage import _flat_source, _pack_flat, _unpack_into
+from ._strings import _arrow_string_buffers
+from ._types import (
+    _BITS,
+    _BITS_VIEW,
+    _BOOL,
+    _CODE_OF_NAME,
+    _DTYPE,
+    _PACKED_NAMES,
+    _STRING,
+    _storage_bytes,
+)
+
+# The Arrow type of each ONNX type that Arrow has, by ONNX name: pyarrow's alias of the type,
+# which is also its str(). Arrow's other types have no ONNX element type (large_string and
+# string_view are STRING too, see _arrow_code).
+_ARROW_ALIAS_OF_NAME = {
+    "FLOAT": "float",
+    "UINT8": "uint8",
+    "INT8": "int8",
+    "UINT16": "uint16",
+    "INT16": "int16",
+    "INT32": "int32",
+    "INT64": "int64",
+    "STRING": "string",
+    "BOOL": "bool",
+    "FLOAT16": "halffloat",
+    "DOUBLE": "double",
+    "UINT32": "uint32",
+    "UINT64": "uint64",
+}
+_ARROW_ALIAS = {_CODE_OF_NAME[name]: alias for name, alias in _ARROW_ALIAS_OF_NAME.items()}
+_CODE_OF_ARROW = {alias: code for code, alias in _ARROW_ALIAS.items()}
+
+
+def _is_arrow(x: Any) -> bool:
+    return type(x).__module__.startswith("pyarrow")
+
+
+def _arrow_type(pa: Any, code: int) -> Any:
+    alias = _ARROW_ALIAS.get(code)
+    return None if alias is None else pa.type_for_alias(alias)
+
+
+def _arrow_code(pa: Any, t: Any) -> int:
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view":
+        return _STRING
+    code = _CODE_OF_ARROW.get(str(t))
+    if code is None:
+        raise TypeError(f"x: Arrow type {t} has no ONNX element type")
+    return code
+
+
+def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
+    """A bool array of the elements present, or None when none is null."""
+    if arr.null_count == 0:
+        return None
+    return np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _cast_arrow(
+    arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int
+) -> Any:
+    import pyarrow as pa
+
+    if packed and dst not in _BITS:
+        raise ValueError(
+            f"packed=True needs a packed target type ({_PACKED_NAMES}), not {_ext.type_name(dst)}"
+        )
+    if isinstance(arr, pa.ChunkedArray):
+        if out is not None:
+            raise ValueError("out= is not supported for a pyarrow ChunkedArray")
+        parts = []
+        base = 0
+        for chunk in arr.chunks:
+            try:
+                # packed=True packs all elements together, after the chunks are joined.
+                parts.append(_cast_arrow(chunk, dst, sat, rm, None, False, threads))
+            except CastError as e:  # indices count from the start of the ChunkedArray
+                message = str(e)
+                prefix = f"element {e.index}"
+                if message.startswith(prefix):
+                    message = f"element {e.index + base}" + message[len(prefix) :]
+                raise CastError(message, e.index + base, e.text) from None
+            base += len(chunk)
+        pa_type = None if packed else _arrow_type(pa, dst)
+        if pa_type is not None:
+            return pa.chunked_array(parts, type=pa_type)
+        joined = np.concatenate(parts) if parts else np.empty((0,), _DTYPE[dst])
+        return _pack_flat(joined, dst, threads) if packed else joined
+    if not isinstance(arr, pa.Array):
+        raise TypeError(f"x: unsupported pyarrow object {type(arr).__name__}")
+    src = _arrow_code(pa, arr.type)
+    if str(arr.type) == "string_view":
+        arr = arr.cast(pa.string())
+    n = len(arr)
+    valid = _arrow_valid_mask(arr)
+    # The Arrow type of the result; None: a numpy result (a target Arrow does not have, packed
+    # bytes, or the caller's numpy out=).
+    pa_type = None if packed or out is not None else _arrow_type(pa, dst)
+
+    if src == _STRING and dst == _STRING:
+        if pa_type is None:
+            return _cast_numpy(
+                np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object),
+                dst,
+                sat,
+                rm,
+                out,
+                packed,
+                threads,
+            )
+        return arr
+    if src == _STRING:
+        offsets, width, data, validity = _arrow_string_buffers(pa, arr)
+        # An Arrow result without nulls is written into a buffer of pyarrow's memory pool and
+        # returned as is: the pool reuses its memory where a fresh numpy array of some MiB
+        # would be mapped (and page-faulted) anew on every call.
+        pool_buffer = None
+        if packed:
+            res = (
+                np.empty(_storage_bytes(dst, n), np.uint8)
+                if out is None
+                else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
+            )
+        elif (
+            pa_type is not None and valid is None and dst != _BOOL and n > 0
+        ):  # Arrow booleans are bits
+            pool_buffer = pa.allocate_buffer(n * _DTYPE[dst].itemsize)
+            res = np.frombuffer(pool_buffer, _DTYPE[dst], count=n)
+        else:
+            res = np.empty((n,), _DTYPE[dst]) if out is None else _check_out(out, (n,), _DTYPE[dst])
+        work = res if res.flags.c_contiguous else np.empty_like(res)
+        if dst in _BITS and not packed:
+            target = np.empty(_storage_bytes(dst, n), np.uint8)
+        else:
+            target = work
+        err = _ext.cast_from_arrow_strings(
+            offsets, width, data, validity, arr.offset, n, target, dst, True, sat, rm, threads
+        )
+        if err is not None:
+            code, message, index = err
+            if code == _PARSE_ERROR:
+                text = arr[index].as_py() if index < n else None
+                raise CastError(message, index, text)
+            _raise(err)
+        if dst in _BITS and not packed:
+            _unpack_into(target, dst, work.reshape(-1), threads)
+        if work is not res:
+            res[...] = work
+        if pool_buffer is not None:
+            return pa.Array.from_buffers(pa_type, n, [None, pool_buffer], null_count=0)
+        values = res
+    else:
+        if src == _BOOL:  # Arrow booleans are bits
+            np_in = np.asarray(arr.fill_null(False).to_numpy(zero_copy_only=False), dtype=np.bool_)
+        else:
+            dt = _DTYPE[src]
+            data_buf = arr.buffers()[1]
+            np_in = (
+                np.frombuffer(data_buf, dtype=dt, count=n, offset=arr.offset * dt.itemsize)
+                if n
+                else np.empty((0,), dt)
+            )
+        if dst == _STRING:
+            if pa_type is None:
+                return _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
+            return _numbers_to_arrow_strings(pa, np_in, src, arr, threads)
+        if valid is None:
+            values = _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
+        else:
+            # Null slots hold the all-zero code (as a null text with TC_NULL_ZERO), whatever
+            # the source slot held: set on the unpacked result, then packed if asked.
+            values = _cast_numpy(np_in, dst, sat, rm, None if packed else out, False, threads)
+            values.view(_BITS_VIEW[values.dtype.itemsize])[~valid] = 0  # 1-D, as the Arrow array
+            if packed:
+                packed_values = _pack_flat(values.reshape(-1), dst, threads)
+                if out is not None:
+                    _check_out(out, packed_values.shape, packed_values.dtype)[...] = packed_values
+                    return out
+                return packed_values
+    if pa_type is None:
+        return values
+    if valid is None:
+        return pa.array(values, type=pa_type)
+    return pa.array(values, type=pa_type, mask=~valid)
+
+
+def _numbers_to_arrow_strings(pa: Any, np_in: np.ndarray, src: int, arr: Any, threads: int) -> Any:
+    n = np_in.shape[0]
+    valid = _arrow_valid_mask(arr)
+    if valid is not None:
+        np_in = np_in.copy()
+        np_in[~valid] = 0  # null slots hold the text of 0
+    flat = _flat_source(np_in, src)
+    data = np.empty(n * 33 + 1, np.uint8)
+    width = 4 if n * 33 < 2**31 else 8
+    offsets = np.empty(n + 1, np.int32 if width == 4 else np.int64)
+    used = _ext.cast_to_arrow_strings(flat, src, n, offsets, width, data, threads)
+    if isinstance(used, tuple):
+        _raise(used)
+    pa_type = pa.string() if width == 4 else pa.large_string()
+    validity = None
+    if valid is not None:
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa_type,
+        n,
+        [validity, pa.py_buffer(offsets), pa.py_buffer(data[:used])],
+        null_count=arr.null_count,
+    )
