@@ -12,7 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/text/text_cast.h"
 #include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
@@ -103,11 +102,11 @@ static_assert(CTypesMatchTable(), "tc_data_type (tensorcast_c.h) and the type ta
 constexpr DataType kViewType =
     sizeof(tc_string_view) == 16 ? DataType::kComplex128 : DataType::kUint64;
 static_assert(sizeof(tc_string_view) == 16 || sizeof(tc_string_view) == 8);
-// The text layer reads tc_string_view arrays and writes arena views as TextView.
-static_assert(sizeof(tc_string_view) == sizeof(tensorcast::text::TextView) &&
-                  offsetof(tc_string_view, data) == offsetof(tensorcast::text::TextView, data) &&
-                  offsetof(tc_string_view, size) == offsetof(tensorcast::text::TextView, size),
-              "tc_string_view and TextView must have the same layout");
+// tc_string_view arrays are passed to the C++ API as StringView arrays.
+static_assert(sizeof(tc_string_view) == sizeof(tensorcast::StringView) &&
+                  offsetof(tc_string_view, data) == offsetof(tensorcast::StringView, data) &&
+                  offsetof(tc_string_view, size) == offsetof(tensorcast::StringView, size),
+              "tc_string_view and StringView must have the same layout");
 static_assert(TC_NULL_ERROR == static_cast<int>(tensorcast::NullPolicy::kError) &&
               TC_NULL_ZERO == static_cast<int>(tensorcast::NullPolicy::kZero));
 
@@ -219,112 +218,49 @@ int DescribeRouteImpl(int32_t src_type, int32_t dst_type, const char* target, si
   return Fill(err, TC_OK, "", 0, 0);
 }
 
-// Cast where one side is STRING: the views become std::string objects, the results are
-// copied into the arena. Argument checks come first, so nothing is written on error.
+// Cast where one side is STRING: tc_string_view arrays and the tc_string_arena are the C++
+// API's StringView arrays and StringArena (tensorcast/strings.h). The checks here come
+// first, with the C API's wording: the types and options (as tc_cast reports them), the
+// byte count of the views, and the null pointers (dst named as the arena it must be).
 int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t count,
                 const CastOptions& options, tc_error* err) {
   // Types and options alone (count 0 validates them and touches nothing).
   Status s = tensorcast::Cast(nullptr, st, nullptr, dt, 0, options);
   if (!s.ok()) return Report(s, err);
-  const bool from_string = st == DataType::kString;
   const bool to_string = dt == DataType::kString;
-  auto* arena = to_string ? static_cast<tc_string_arena*>(dst) : nullptr;
-  if (count == 0) {
-    if (arena != nullptr) arena->size = 0;
-    return Fill(err, TC_OK, "", 0, 0);
-  }
-  // Byte counts: the numeric side as the C++ API checks it, views of the STRING side.
-  size_t bytes = 0;
   if (count > SIZE_MAX / sizeof(tc_string_view)) {
     const std::string m = "byte count of " + std::to_string(count) +
                           " STRING elements (tc_string_view) overflows size_t";
     return Fill(err, TC_OVERFLOW, m.data(), m.size(), 0);
   }
-  if (!from_string || !to_string) {
-    s = tensorcast::CheckedStorageBytes(from_string ? dt : st, count, &bytes);
-    if (!s.ok()) return Report(s, err);
-  }
-  if (src == nullptr) {
+  if (count > 0 && src == nullptr) {
     return Report(
         Status(StatusCode::kInvalidArgument, "src is null with count " + std::to_string(count)),
         err);
   }
-  if (dst == nullptr) {
+  if (count > 0 && dst == nullptr) {
     return Report(Status(StatusCode::kInvalidArgument,
                          std::string(to_string ? "dst (tc_string_arena*)" : "dst") +
                              " is null with count " + std::to_string(count)),
                   err);
   }
-  if (to_string) {
-    if (arena->views == nullptr) {
-      return Report(Status(StatusCode::kInvalidArgument,
-                           "arena->views is null with count " + std::to_string(count)),
-                    err);
-    }
-    if (arena->data == nullptr && arena->capacity > 0) {
-      return Report(Status(StatusCode::kInvalidArgument,
-                           "arena->data is null with capacity " + std::to_string(arena->capacity)),
-                    err);
-    }
+  if (!to_string) {
+    return Report(tensorcast::CastFromStringViews(static_cast<const tensorcast::StringView*>(src),
+                                                  dst, dt, count, options),
+                  err);
   }
-
-  if (from_string) {
-    const auto* views = static_cast<const tc_string_view*>(src);
-    for (size_t i = 0; i < count; ++i) {
-      if (views[i].data == nullptr && views[i].size != 0) {
-        return Report(Status(StatusCode::kInvalidArgument, "src[" + std::to_string(i) +
-                                                               "]: data is null with size " +
-                                                               std::to_string(views[i].size)),
-                      err);
-      }
-      // No object is that large: the view is corrupt (checked before anything is read).
-      if (views[i].size > std::string().max_size()) {
-        return Report(Status(StatusCode::kInvalidArgument, "src[" + std::to_string(i) + "]: size " +
-                                                               std::to_string(views[i].size) +
-                                                               " is larger than any string"),
-                      err);
-      }
-    }
-  }
-  if (from_string && !to_string) {
-    tensorcast::text::TextColumn column;
-    column.layout = tensorcast::text::TextColumn::Layout::kViews;
-    column.elements = src;
-    return Report(tensorcast::text::ParseColumn(column, dst, dt, count, options), err);
-  }
-  if (!from_string) {
-    tensorcast::text::TextBuffer out;
-    out.views = reinterpret_cast<tensorcast::text::TextView*>(arena->views);
+  auto* arena = static_cast<tc_string_arena*>(dst);
+  tensorcast::StringArena out;
+  if (arena != nullptr) {
     out.data = arena->data;
-    out.capacity = arena->data == nullptr ? 0 : arena->capacity;
-    s = tensorcast::text::FormatToBuffer(src, st, &out, count, options);
-    if (s.ok() || s.code() == StatusCode::kBufferTooSmall) arena->size = out.data_size;
-    return Report(s, err);
+    out.capacity = arena->capacity;
+    out.views = reinterpret_cast<tensorcast::StringView*>(arena->views);
   }
-
-  // STRING -> STRING: the texts are copied.
-  const auto* views = static_cast<const tc_string_view*>(src);
-  size_t required = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (__builtin_add_overflow(required, views[i].size + 1, &required)) {
-      return Fail(err, TC_OVERFLOW, "the string results do not fit in size_t bytes");
-    }
+  s = tensorcast::CastToStringArena(src, st, arena != nullptr ? &out : nullptr, count, options);
+  if (arena != nullptr && (s.ok() || s.code() == StatusCode::kBufferTooSmall)) {
+    arena->size = out.size;
   }
-  arena->size = required;
-  if (required > arena->capacity) {
-    const std::string m = "string arena too small: " + std::to_string(required) +
-                          " bytes required, capacity " + std::to_string(arena->capacity);
-    return Fill(err, TC_BUFFER_TOO_SMALL, m.data(), m.size(), 0);
-  }
-  char* p = arena->data;
-  for (size_t i = 0; i < count; ++i) {
-    if (views[i].size != 0) std::memcpy(p, views[i].data, views[i].size);
-    p[views[i].size] = '\0';
-    arena->views[i].data = p;
-    arena->views[i].size = views[i].size;
-    p += views[i].size + 1;
-  }
-  return Fill(err, TC_OK, "", 0, 0);
+  return Report(s, err);
 }
 
 int CastWithOptions(const void* src, int32_t src_type, void* dst, int32_t dst_type, size_t count,

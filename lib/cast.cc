@@ -14,7 +14,8 @@
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
 #include "lib/reference/reference_cast.h"
-#include "lib/text/text_cast.h"
+#include "lib/text/format_column.h"
+#include "lib/text/parse_column.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
 

@@ -1,10 +1,15 @@
-// Cast between numbers and Arrow's string layout (tensorcast/strings.h).
+// Cast between numbers and texts in caller-owned buffers (tensorcast/strings.h): the
+// arguments checked, then the column parsed or formatted by lib/text.
 #include "tensorcast/strings.h"
 
+#include <cstdint>
+#include <cstring>
 #include <new>
 #include <string>
 
-#include "lib/text/text_cast.h"
+#include "lib/text/columns.h"
+#include "lib/text/format_column.h"
+#include "lib/text/parse_column.h"
 #include "lib/type_facts.h"
 
 namespace tensorcast {
@@ -39,6 +44,65 @@ Status CheckNumericBuffer(const void* p, DataType type, size_t count, const char
   if (p == nullptr && count > 0) {
     return Status(StatusCode::kInvalidArgument,
                   std::string(which) + " is null with count " + std::to_string(count));
+  }
+  return Status::Ok();
+}
+
+Status CheckNotNull(const void* p, size_t count, const char* which) {
+  if (p == nullptr && count > 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  std::string(which) + " is null with count " + std::to_string(count));
+  }
+  return Status::Ok();
+}
+
+// The bytes of `count` views fit in size_t.
+Status CheckViewBytes(size_t count) {
+  if (count > SIZE_MAX / sizeof(StringView)) {
+    return Status(StatusCode::kOverflow, "byte count of " + std::to_string(count) +
+                                             " STRING elements (StringView) overflows size_t");
+  }
+  return Status::Ok();
+}
+
+// Every view is readable: data null only with size 0, and no size larger than any object
+// (a corrupt view, refused before any byte is read).
+Status CheckViews(const StringView* src, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (src[i].data == nullptr && src[i].size != 0) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          "src[" + std::to_string(i) + "]: data is null with size " + std::to_string(src[i].size));
+    }
+    if (src[i].size > std::string().max_size()) {
+      return Status(StatusCode::kInvalidArgument, "src[" + std::to_string(i) + "]: size " +
+                                                      std::to_string(src[i].size) +
+                                                      " is larger than any string");
+    }
+  }
+  return Status::Ok();
+}
+
+// STRING -> STRING into an arena: the texts copied (arguments checked).
+Status CopyToArena(const StringView* src, StringArena* arena, size_t count) {
+  size_t required = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (__builtin_add_overflow(required, src[i].size + 1, &required)) {
+      return Status(StatusCode::kOverflow, "the string results do not fit in size_t bytes");
+    }
+  }
+  arena->size = required;
+  if (required > arena->capacity) {
+    return Status(StatusCode::kBufferTooSmall,
+                  "string arena too small: " + std::to_string(required) +
+                      " bytes required, capacity " + std::to_string(arena->capacity));
+  }
+  char* p = arena->data;
+  for (size_t i = 0; i < count; ++i) {
+    if (src[i].size != 0) std::memcpy(p, src[i].data, src[i].size);
+    p[src[i].size] = '\0';
+    arena->views[i] = StringView{p, src[i].size};
+    p += src[i].size + 1;
   }
   return Status::Ok();
 }
@@ -106,6 +170,80 @@ Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* d
     }
     s = text::FormatToBuffer(src, src_type, &out, count, options);
     if (s.ok() || s.code() == StatusCode::kBufferTooSmall) dst->data_size = out.data_size;
+    return s;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, "out of memory");
+  } catch (...) {
+    return Status(StatusCode::kInternal, "unexpected exception");
+  }
+}
+
+Status CastFromStringViews(const StringView* src, void* dst, DataType dst_type, size_t count,
+                           const CastOptions& options) {
+  try {
+    Status s = CheckNumeric(dst_type, "dst_type");
+    if (s.ok()) s = CheckOptions(options);
+    if (s.ok()) s = CheckViewBytes(count);
+    size_t bytes = 0;
+    if (s.ok()) s = CheckedStorageBytes(dst_type, count, &bytes);
+    if (s.ok()) s = CheckNotNull(src, count, "src");
+    if (s.ok()) s = CheckNotNull(dst, count, "dst");
+    if (s.ok()) s = CheckViews(src, count);
+    if (!s.ok() || count == 0) return s;
+    text::TextColumn column;
+    column.layout = text::TextColumn::Layout::kViews;
+    column.elements = src;
+    return text::ParseColumn(column, dst, dst_type, count, options);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kInternal, "out of memory");
+  } catch (...) {
+    return Status(StatusCode::kInternal, "unexpected exception");
+  }
+}
+
+Status CastToStringArena(const void* src, DataType src_type, StringArena* arena, size_t count,
+                         const CastOptions& options) {
+  try {
+    Status s;
+    if (!IsValidDataType(src_type)) {
+      s = Status(StatusCode::kInvalidArgument,
+                 "src_type: unknown data type code " + std::to_string(static_cast<int>(src_type)));
+    } else if (!IsCastable(src_type)) {
+      s = Status(StatusCode::kUnsupported, std::string("src_type: ") + DataTypeName(src_type) +
+                                               " is not a type Cast supports");
+    }
+    if (s.ok()) s = CheckOptions(options);
+    if (!s.ok()) return s;
+    if (count == 0) {
+      if (arena != nullptr) arena->size = 0;
+      return Status::Ok();
+    }
+    const bool copy = src_type == DataType::kString;
+    s = CheckViewBytes(count);  // the arena's views, and a STRING source's
+    size_t bytes = 0;
+    if (s.ok() && !copy) s = CheckedStorageBytes(src_type, count, &bytes);
+    if (s.ok()) s = CheckNotNull(src, count, "src");
+    if (s.ok()) s = CheckNotNull(arena, count, "arena");
+    if (!s.ok()) return s;
+    if (arena->views == nullptr) {
+      return Status(StatusCode::kInvalidArgument,
+                    "arena->views is null with count " + std::to_string(count));
+    }
+    if (arena->data == nullptr && arena->capacity > 0) {
+      return Status(StatusCode::kInvalidArgument,
+                    "arena->data is null with capacity " + std::to_string(arena->capacity));
+    }
+    if (copy) {
+      const auto* views = static_cast<const StringView*>(src);
+      s = CheckViews(views, count);
+      return s.ok() ? CopyToArena(views, arena, count) : s;
+    }
+    text::TextBuffer out;
+    out.views = arena->views;
+    out.data = arena->data;
+    out.capacity = arena->data == nullptr ? 0 : arena->capacity;
+    s = text::FormatToBuffer(src, src_type, &out, count, options);
+    if (s.ok() || s.code() == StatusCode::kBufferTooSmall) arena->size = out.data_size;
     return s;
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");

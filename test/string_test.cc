@@ -825,5 +825,217 @@ TEST(StringLimits, AMebibyteOfDigitsIsRoundedOnceFromTheText) {
   EXPECT_LT(s.message().size(), 256u) << s.message().size();
 }
 
+// ---------------------------------------------------------------------------------------
+// Views in, an arena out (strings.h: CastFromStringViews, CastToStringArena): the rules of
+// Cast with STRING, without std::string objects
+// ---------------------------------------------------------------------------------------
+
+std::vector<StringView> ViewsOf(const Strings& texts) {
+  std::vector<StringView> views;
+  for (const std::string& t : texts) views.push_back(StringView{t.data(), t.size()});
+  return views;
+}
+
+TEST(StringViews, ParseAsCastFromStdString) {
+  // The first 7 texts are numbers of every type; "nan" and "-inf" are floats only.
+  const Strings texts = {"1.5", " -2 ", "1e-45", "65504", "0.1", "3", "-0", "nan", "-inf"};
+  const std::vector<StringView> views = ViewsOf(texts);
+  for (DT t : {DT::kFloat, DT::kDouble, DT::kFloat16, DT::kFloat8E4M3FN, DT::kInt32, DT::kUint8,
+               DT::kInt4, DT::kBool}) {
+    const bool is_float =
+        t == DT::kFloat || t == DT::kDouble || t == DT::kFloat16 || t == DT::kFloat8E4M3FN;
+    const size_t n = is_float ? texts.size() : 7;
+    test::GuardedBuffer want(StorageBytes(t, n)), got(StorageBytes(t, n));
+    ASSERT_TRUE(Cast(texts.data(), DT::kString, want.data(), t, n).ok()) << DataTypeName(t);
+    const Status s = CastFromStringViews(views.data(), got.data(), t, n);
+    ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+    EXPECT_EQ(got.Output(), want.Output()) << DataTypeName(t);
+    EXPECT_TRUE(got.GuardsIntact()) << DataTypeName(t);
+  }
+  // Views need no NUL and may share bytes; null data is the empty string (not a number).
+  const std::string bytes = "12345";
+  const StringView parts[] = {{bytes.data(), 2}, {bytes.data() + 1, 3}, {nullptr, 0}};
+  int32_t ints[3] = {7, 7, 7};
+  Status s = CastFromStringViews(parts, ints, DT::kInt32, 2);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(ints[0], 12);
+  EXPECT_EQ(ints[1], 234);
+  s = CastFromStringViews(parts, ints, DT::kInt32, 3);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_EQ(s.elements_written(), 2u);
+  EXPECT_NE(s.message().find("element 2"), std::string::npos) << s.message();
+}
+
+TEST(StringViews, ArgumentErrorsNameTheArgumentAndWriteNothing) {
+  const Strings texts = {"1", "2"};
+  std::vector<StringView> views = ViewsOf(texts);
+  test::GuardedBuffer dst(8);
+  const auto expect = [&](const Status& s, StatusCode code, const char* part) {
+    EXPECT_EQ(s.code(), code) << s.message();
+    EXPECT_NE(s.message().find(part), std::string::npos) << s.message();
+    EXPECT_EQ(s.elements_written(), 0u);
+    EXPECT_TRUE(dst.GuardsIntact());
+    EXPECT_EQ(dst.Output(), Bytes(8, test::kGuardByte)) << part;
+  };
+  expect(CastFromStringViews(views.data(), dst.data(), static_cast<DT>(99), 2),
+         StatusCode::kInvalidArgument, "dst_type");
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kComplex64, 2), StatusCode::kUnsupported,
+         "dst_type");
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kString, 2), StatusCode::kUnsupported,
+         "dst_type");
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kFloat, 2,
+                             test::Opt(true, static_cast<RoundMode>(7))),
+         StatusCode::kInvalidArgument, "round_mode");
+  // Counts whose views do not fit in memory: refused before any view is read.
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kUint8, SIZE_MAX / 8),
+         StatusCode::kOverflow, "StringView");
+  expect(CastFromStringViews(nullptr, dst.data(), DT::kFloat, 2), StatusCode::kInvalidArgument,
+         "src is null");
+  expect(CastFromStringViews(nullptr, nullptr, DT::kFloat, 2), StatusCode::kInvalidArgument,
+         "src is null");
+  expect(CastFromStringViews(views.data(), nullptr, DT::kFloat, 2), StatusCode::kInvalidArgument,
+         "dst is null");
+  views[1] = StringView{nullptr, 3};
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kFloat, 2), StatusCode::kInvalidArgument,
+         "src[1]: data is null");
+  views[1] = StringView{texts[1].data(), SIZE_MAX / 2};
+  expect(CastFromStringViews(views.data(), dst.data(), DT::kFloat, 2), StatusCode::kInvalidArgument,
+         "src[1]: size");
+  // Count 0: nothing is read or written, null pointers allowed.
+  EXPECT_TRUE(CastFromStringViews(nullptr, nullptr, DT::kFloat, 0).ok());
+}
+
+TEST(StringViews, ThroughARunnerTheFirstBadElementIsReported) {
+  Strings texts(20000);
+  for (size_t i = 0; i < texts.size(); ++i) texts[i] = std::to_string(i) + ".5";
+  texts[15001] = "x";
+  texts[17000] = "y";
+  const std::vector<StringView> views = ViewsOf(texts);
+  ThreadPool pool(4);
+  CastOptions options;
+  options.runner = pool.runner();
+  std::vector<double> out(texts.size(), -1.0);
+  const Status s =
+      CastFromStringViews(views.data(), out.data(), DT::kDouble, texts.size(), options);
+  EXPECT_EQ(s.code(), StatusCode::kParseError);
+  EXPECT_EQ(s.elements_written(), 15001u);
+  EXPECT_NE(s.message().find("element 15001"), std::string::npos) << s.message();
+  for (size_t i = 0; i < 15001; ++i) ASSERT_EQ(out[i], static_cast<double>(i) + 0.5) << i;
+}
+
+std::string ViewText(const StringView& v) { return std::string(v.data, v.size); }
+
+TEST(StringArena, NumbersAsCastSpellsThemAndTheCapacityProtocol) {
+  const double values[] = {1.5, -0.0, 1e16, 1e-5, std::nan(""), 123.0};
+  const Strings want = {"1.5", "-0.0", "1e+16", "1e-05", "nan", "123.0"};
+  size_t required = 0;
+  for (const std::string& w : want) required += w.size() + 1;
+  std::vector<StringView> views(6, StringView{nullptr, 777});
+  StringArena arena;
+  arena.views = views.data();
+  // Size query: no buffer; only size is written.
+  Status s = CastToStringArena(values, DT::kDouble, &arena, 6);
+  EXPECT_EQ(s.code(), StatusCode::kBufferTooSmall) << s.message();
+  EXPECT_EQ(arena.size, required);
+  EXPECT_EQ(views[0].size, 777u);
+  // One byte short, exactly enough, and roomy (one pass): the same texts.
+  for (size_t capacity : {required - 1, required, size_t{33 * 6}}) {
+    std::string buf(capacity + 1, '#');
+    arena.data = buf.data();
+    arena.capacity = capacity;
+    arena.size = 0;
+    s = CastToStringArena(values, DT::kDouble, &arena, 6);
+    EXPECT_EQ(arena.size, required) << capacity;
+    if (capacity < required) {
+      EXPECT_EQ(s.code(), StatusCode::kBufferTooSmall) << capacity;
+      EXPECT_EQ(buf, std::string(capacity + 1, '#'));
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.message();
+    const char* p = buf.data();
+    for (size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(views[i].data, p) << i;
+      EXPECT_EQ(ViewText(views[i]), want[i]) << i;
+      EXPECT_EQ(p[views[i].size], '\0') << i;
+      p += views[i].size + 1;
+    }
+    EXPECT_EQ(buf[capacity], '#');  // (the capacity may hold scratch text past the size)
+  }
+  // Every numeric type spells as Cast to std::string does.
+  for (DT t : {DT::kFloat, DT::kFloat16, DT::kBfloat16, DT::kFloat8E8M0, DT::kInt8, DT::kUint64,
+               DT::kInt2, DT::kBool}) {
+    const Bytes src(StorageBytes(t, 6), 0x5B);
+    Strings expected(6);
+    ASSERT_TRUE(Cast(src.data(), t, expected.data(), DT::kString, 6).ok());
+    std::string buf(6 * 33, '#');
+    arena.data = buf.data();
+    arena.capacity = buf.size();
+    ASSERT_TRUE(CastToStringArena(src.data(), t, &arena, 6).ok()) << DataTypeName(t);
+    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(ViewText(views[i]), expected[i]) << DataTypeName(t);
+  }
+}
+
+TEST(StringArena, StringSourcesAreCopied) {
+  const std::string bytes = std::string("x y") + '\0' + "abc";
+  const StringView src[] = {{bytes.data(), 3}, {nullptr, 0}, {bytes.data() + 3, 4}};
+  std::vector<StringView> views(3);
+  std::string buf(20, '#');
+  StringArena arena{buf.data(), buf.size(), views.data(), 0};
+  Status s = CastToStringArena(src, DT::kString, &arena, 3);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(arena.size, 10u);  // 3 + 1, 0 + 1, 4 + 1
+  EXPECT_EQ(ViewText(views[0]), "x y");
+  EXPECT_EQ(ViewText(views[1]), "");
+  EXPECT_EQ(ViewText(views[2]), std::string("\0abc", 4));
+  EXPECT_EQ(views[0].data, buf.data());
+  EXPECT_EQ(buf.substr(0, 11), std::string("x y\0\0\0abc\0#", 11));
+  arena.capacity = 9;
+  s = CastToStringArena(src, DT::kString, &arena, 3);
+  EXPECT_EQ(s.code(), StatusCode::kBufferTooSmall);
+  EXPECT_EQ(arena.size, 10u);
+}
+
+TEST(StringArena, ArgumentErrorsNameTheArgumentAndWriteNothing) {
+  const float values[2] = {1.0f, 2.0f};
+  std::vector<StringView> views(2, StringView{nullptr, 777});
+  std::string buf(64, '#');
+  StringArena arena{buf.data(), buf.size(), views.data(), 5};
+  const auto expect = [&](const Status& s, StatusCode code, const char* part) {
+    EXPECT_EQ(s.code(), code) << s.message();
+    EXPECT_NE(s.message().find(part), std::string::npos) << s.message();
+    EXPECT_EQ(buf, std::string(64, '#')) << part;
+    EXPECT_EQ(views[0].size, 777u) << part;
+    EXPECT_EQ(arena.size, 5u) << part;
+  };
+  expect(CastToStringArena(values, static_cast<DT>(99), &arena, 2), StatusCode::kInvalidArgument,
+         "src_type");
+  expect(CastToStringArena(values, DT::kComplex128, &arena, 2), StatusCode::kUnsupported,
+         "src_type");
+  expect(
+      CastToStringArena(values, DT::kFloat, &arena, 2, test::Opt(true, static_cast<RoundMode>(-1))),
+      StatusCode::kInvalidArgument, "round_mode");
+  expect(CastToStringArena(values, DT::kFloat, &arena, SIZE_MAX / 8), StatusCode::kOverflow,
+         "StringView");
+  expect(CastToStringArena(nullptr, DT::kFloat, &arena, 2), StatusCode::kInvalidArgument,
+         "src is null");
+  expect(CastToStringArena(values, DT::kFloat, nullptr, 2), StatusCode::kInvalidArgument,
+         "arena is null");
+  arena.views = nullptr;
+  expect(CastToStringArena(values, DT::kFloat, &arena, 2), StatusCode::kInvalidArgument,
+         "arena->views");
+  arena.views = views.data();
+  arena.data = nullptr;
+  expect(CastToStringArena(values, DT::kFloat, &arena, 2), StatusCode::kInvalidArgument,
+         "arena->data");
+  arena.data = buf.data();
+  const StringView bad[] = {{"1", 1}, {nullptr, 2}};
+  expect(CastToStringArena(bad, DT::kString, &arena, 2), StatusCode::kInvalidArgument,
+         "src[1]: data is null");
+  // Count 0: OK; a given arena's size becomes 0, and no arena is needed.
+  EXPECT_TRUE(CastToStringArena(nullptr, DT::kFloat, &arena, 0).ok());
+  EXPECT_EQ(arena.size, 0u);
+  EXPECT_TRUE(CastToStringArena(nullptr, DT::kFloat, nullptr, 0).ok());
+}
+
 }  // namespace
 }  // namespace tensorcast

@@ -1,8 +1,14 @@
-// tensorcast/strings.h: Cast between numbers and Apache Arrow's string layout (utf8 with
-// int32 offsets, large_utf8 with int64 offsets), zero-copy: the texts are read from and
-// written to the caller's Arrow buffers. The rules are Cast's (tensorcast/cast.h and
-// docs/semantics.md, "Strings"): the same syntax, one rounding from the decimal text,
-// numpy's str() spelling, the same error for a text that is not a number.
+// tensorcast/strings.h: Cast between numbers and texts in caller-owned buffers, zero-copy:
+// the texts are read from and written to the caller's memory, never through std::string.
+// Two layouts:
+//   - Apache Arrow's string arrays (utf8 with int32 offsets, large_utf8 with int64
+//     offsets): CastFromArrowStrings / CastToArrowStrings;
+//   - arrays of views {data, size} in, an arena (one byte buffer and its views) out, the
+//     layout of the C API's tc_string_view / tc_string_arena: CastFromStringViews /
+//     CastToStringArena.
+// The rules are Cast's (tensorcast/cast.h and docs/semantics.md, "Strings"): the same
+// syntax, one rounding from the decimal text, numpy's str() spelling, the same error for a
+// text that is not a number. Argument errors are reported before anything is written.
 #ifndef TENSORCAST_STRINGS_H_
 #define TENSORCAST_STRINGS_H_
 
@@ -60,6 +66,52 @@ struct ArrowStringsOut {
 // and more than INT32_MAX bytes of text: kOverflow (never a wrapped offset).
 Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* dst, size_t count,
                           const CastOptions& options = CastOptions());
+
+// ---- Views and arenas ---------------------------------------------------------------
+
+// One text: `size` bytes at `data` (no NUL needed; data may be null when size is 0). The
+// layout of the C API's tc_string_view.
+struct StringView {
+  const char* data = nullptr;
+  size_t size = 0;
+};
+
+// A caller-owned output of texts: the text of element i is copied into `data`, followed by
+// a NUL byte, and views[i] points at it (size without the NUL). The layout of the C API's
+// tc_string_arena.
+struct StringArena {
+  char* data = nullptr;         // may be null when capacity is 0
+  size_t capacity = 0;          // bytes at data
+  StringView* views = nullptr;  // count views, filled in on success
+  size_t size = 0;              // out: bytes used, or required (kBufferTooSmall)
+};
+
+// `count` texts -> elements of the numeric `dst_type` at `dst` (as Cast writes them). The
+// library reads the texts during the call only; dst must not overlap them or the views.
+// Parse errors as Cast: kParseError naming the first bad element in index order, every
+// element before it written (elements after it are unspecified, serially and in parallel).
+// Argument errors, in this order (nothing written): dst_type unknown (kInvalidArgument) or
+// not a numeric type Cast supports (kUnsupported), round_mode outside up / down / nearest,
+// a byte count of the views or of dst beyond size_t (kOverflow), src null with count > 0,
+// dst null with count > 0, a view with null data and a non-zero size, a view larger than
+// any string (the last two name the view: "src[i]").
+Status CastFromStringViews(const StringView* src, void* dst, DataType dst_type, size_t count,
+                           const CastOptions& options = CastOptions());
+
+// `count` elements of `src_type` at `src` -> texts in `arena`: numbers spelled as Cast to
+// STRING spells them (numpy's str()); STRING (src is then an array of StringView) copied
+// byte for byte. Too small a capacity: kBufferTooSmall with arena->size = the bytes
+// required, and nothing else written (capacity 0 with data null is a size query). No
+// number's text is longer than 32 bytes: a capacity of at least 33 bytes per element is
+// filled in one pass, a smaller one is measured first (about 1.7x the time). count 0: OK,
+// arena may be null (otherwise arena->size becomes 0). Argument errors, in this order
+// (nothing written): src_type unknown (kInvalidArgument) or not a type Cast supports
+// (kUnsupported), round_mode outside up / down / nearest, a byte count of src beyond size_t
+// (kOverflow), src or arena null with count > 0, arena->views null, arena->data null with a
+// non-zero capacity, a source view as for CastFromStringViews. Texts copied from STRING
+// that together exceed size_t bytes: kOverflow.
+Status CastToStringArena(const void* src, DataType src_type, StringArena* arena, size_t count,
+                         const CastOptions& options = CastOptions());
 
 }  // namespace tensorcast
 

@@ -1,0 +1,209 @@
+// Text -> number, a column a block at a time: the drivers that both scans share
+// (parse_column.cc with the scalar scan, window_scan-inl.h with the window scan). A fill
+// converts a block of texts on its fast path and marks the texts it did not decide; the
+// driver settles those one at a time (the exact scan, then the reference codec), copies the
+// block's codes out and stops at the first bad element (nothing written from it on). The
+// narrow float targets go through float32 rounded to odd, encoded a block at a time by the
+// FLOAT kernel of the target.
+//
+// A fill is an object with kScans (whether its fast path is Scan) and
+//   template <class Out> void operator()(size_t b, size_t n, unsigned char* out,
+//                                        uint64_t* pending_words) const;
+// which converts the texts [b, b + n) (n <= kFillBlock) into codes of type Out (the
+// target's width) at out[0, n) and returns the elements it did not decide as bits (bit j:
+// element b + j is null or needs the exact path; its code is then unspecified).
+//
+// These drivers are compiled for the baseline CPU wherever they are instantiated (this
+// header is included outside Highway's per-target regions); a per-target fill is called
+// from them once per block.
+#ifndef TENSORCAST_LIB_TEXT_PARSE_BLOCKS_H_
+#define TENSORCAST_LIB_TEXT_PARSE_BLOCKS_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+
+#include "lib/dispatch/route_plan.h"
+#include "lib/reference/reference_cast.h"
+#include "lib/text/decimal_to_binary.h"
+#include "lib/text/scan_number.h"
+#include "lib/type_facts.h"
+#include "tensorcast/cast.h"
+
+namespace tensorcast {
+namespace text {
+
+// Replaces element i of a written buffer (packed: only its bits).
+inline void PatchCode(void* dst, int bits, size_t i, uint64_t code) {
+  if (bits >= 8) return reference::StoreCode(dst, bits, i, code);
+  auto* p = static_cast<unsigned char*>(dst);
+  const size_t per_byte = static_cast<size_t>(8 / bits);
+  const unsigned shift = static_cast<unsigned>(bits) * static_cast<unsigned>(i % per_byte);
+  const unsigned mask = ((1u << bits) - 1) << shift;
+  p[i / per_byte] = static_cast<unsigned char>((p[i / per_byte] & ~mask) |
+                                               ((static_cast<unsigned>(code) << shift) & mask));
+}
+
+inline bool IsNarrowFloat(DataType t) {
+  return Facts(t).kind == TypeKind::kFloat && t != DataType::kFloat && t != DataType::kDouble;
+}
+
+// The out-of-line helpers of the drivers (parse_column.cc) are hidden: calls to them bind
+// inside the library, so that the compiler may treat them as it treats calls within a file.
+#define TENSORCAST_TEXT_HIDDEN __attribute__((visibility("hidden")))
+
+// The errors of element i (`i` elements before it were written).
+TENSORCAST_TEXT_HIDDEN Status ParseError(size_t i, std::string_view text, DataType type);
+TENSORCAST_TEXT_HIDDEN Status NullError(size_t i, DataType type);
+
+// The fills convert kFillBlock texts per call (a multiple of 64: whole words of pending
+// bits).
+constexpr size_t kFillBlock = 256;
+
+// Code j of an array of Out at `out` (any alignment).
+template <class Out>
+inline void PutCode(unsigned char* out, size_t j, uint64_t code) {
+  const auto v = static_cast<Out>(code);
+  std::memcpy(out + j * sizeof(Out), &v, sizeof(Out));
+}
+
+// A text the fast path did not decide: the exact scan and fast codes (unless the fast
+// path was that scan), then the reference. False: not a number. (Never inlined: the drivers
+// call it rarely.)
+TENSORCAST_TEXT_HIDDEN bool ParseExact(std::string_view t, DataType type,
+                                       const CastOptions& options, bool scan,
+                                       std::unique_ptr<reference::Decimal>* scratch,
+                                       uint64_t* code);
+
+// How ResolvePending's `decide` settled a text: its code is to be put, it is done
+// otherwise (nothing to put), or it is not a number.
+enum class Resolved { kCode, kDone, kBad };
+
+// The elements of a block [b, b + n) that a fill left pending (pending_words), in index
+// order: a null becomes code 0 (the ERROR policy: a null error), another text goes to
+// decide(j, text, &code); put(j, code) takes each code. Returns the count of elements
+// settled before the first error (n without one), *error set when there is one.
+template <class Get, class Decide, class Put>
+size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, size_t n,
+                      size_t first, DataType type, bool nulls_zero, const Decide& decide,
+                      const Put& put, Status* error) {
+  for (size_t w = 0; w * 64 < n; ++w) {
+    for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
+      const size_t j = w * 64 + static_cast<size_t>(__builtin_ctzll(pending));
+      std::string_view t;
+      uint64_t code = 0;
+      if (!get(b + j, &t)) {
+        if (!nulls_zero) {
+          *error = NullError(first + b + j, type);
+          return j;
+        }
+      } else {
+        const Resolved r = decide(j, t, &code);
+        if (r == Resolved::kBad) {
+          *error = ParseError(first + b + j, t, type);
+          return j;
+        }
+        if (r == Resolved::kDone) continue;
+      }
+      put(j, code);
+    }
+  }
+  return n;
+}
+
+// The unsigned integer type of kBits (8 to 64) bits.
+template <int kBits>
+using UintOf = std::conditional_t<
+    kBits == 64, uint64_t,
+    std::conditional_t<kBits == 32, uint32_t, std::conditional_t<kBits == 16, uint16_t, uint8_t>>>;
+
+// Numeric targets other than the narrow floats, a block of texts at a time through
+// `fill`, the texts it leaves undecided one at a time; nothing is written from the first
+// bad element on. kBits: the target's width when it is 8 to 64 (the block's codes are
+// copied out), 0 any (through StoreCode). `first` is the index of element 0 in the whole
+// call (for messages).
+template <int kBits, class Get, class Fill>
+Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
+                   size_t count, const CastOptions& options, bool nulls_zero) {
+  using Out = UintOf<kBits == 0 ? 64 : kBits>;
+  const int bits = BitWidth(type);
+  std::unique_ptr<reference::Decimal> scratch;
+  Out codes[kFillBlock];
+  auto* out = reinterpret_cast<unsigned char*>(codes);
+  for (size_t b = 0; b < count; b += kFillBlock) {
+    const size_t n = std::min(kFillBlock, count - b);
+    uint64_t pending_words[kFillBlock / 64];
+    fill.template operator()<Out>(b, n, out, pending_words);
+    Status error;
+    const size_t good = ResolvePending(
+        get, pending_words, b, n, first, type, nulls_zero,
+        [&](size_t, std::string_view t, uint64_t* code) {
+          return ParseExact(t, type, options, !Fill::kScans, &scratch, code) ? Resolved::kCode
+                                                                             : Resolved::kBad;
+        },
+        [&](size_t j, uint64_t code) { PutCode<Out>(out, j, code); }, &error);
+    if (kBits == 0) {
+      for (size_t j = 0; j < good; ++j) reference::StoreCode(dst, bits, b + j, codes[j]);
+    } else {
+      std::memcpy(static_cast<unsigned char*>(dst) + b * sizeof(Out), codes, good * sizeof(Out));
+    }
+    if (good < n) return error;
+  }
+  return Status::Ok();
+}
+
+// The narrow float targets: blocks of float32 values rounded to odd, encoded by the
+// FLOAT kernel of the target; texts the fast paths do not decide are patched in with
+// the reference's codes.
+template <class Get, class Fill>
+Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
+                   size_t count, const CastOptions& options, bool nulls_zero) {
+  constexpr size_t kBlock = 256;  // a multiple of 8: blocks start on whole packed bytes
+  const int bits = BitWidth(type);
+  CastOptions serial = options;
+  serial.runner = nullptr;
+  uint32_t f32[kBlock];
+  uint32_t patch_index[kBlock];
+  uint64_t patch_code[kBlock];
+  std::unique_ptr<reference::Decimal> scratch;
+  for (size_t b = 0; b < count; b += kBlock) {
+    const size_t n = std::min(kBlock, count - b);
+    uint64_t pending_words[kBlock / 64];
+    fill.template operator()<uint32_t>(b, n, reinterpret_cast<unsigned char*>(f32), pending_words);
+    size_t patches = 0;
+    Status error;
+    const size_t good = ResolvePending(
+        get, pending_words, b, n, first, type, nulls_zero,
+        [&](size_t j, std::string_view t, uint64_t* code) {
+          Scanned s;
+          if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;
+          return ParseExact(t, type, options, false, &scratch, code) ? Resolved::kCode
+                                                                     : Resolved::kBad;
+        },
+        [&](size_t j, uint64_t code) {
+          f32[j] = 0;
+          patch_index[patches] = static_cast<uint32_t>(j);
+          patch_code[patches++] = code;
+        },
+        &error);
+    if (good > 0) {
+      void* out = static_cast<unsigned char*>(dst) + b * static_cast<size_t>(bits) / 8;
+      if (!dispatch::CastWithPlan(f32, DataType::kFloat, out, type, good, serial)) {
+        const Status s = reference::Cast(f32, DataType::kFloat, out, type, good, serial);
+        if (!s.ok()) return s;
+      }
+      for (size_t k = 0; k < patches; ++k) PatchCode(out, bits, patch_index[k], patch_code[k]);
+    }
+    if (good < n) return error;
+  }
+  return Status::Ok();
+}
+
+}  // namespace text
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_LIB_TEXT_PARSE_BLOCKS_H_
