@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/check.h"
 #include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
@@ -21,6 +22,7 @@
 
 namespace {
 
+namespace check = tensorcast::check;
 using tensorcast::CastOptions;
 using tensorcast::DataType;
 using tensorcast::RoundMode;
@@ -182,33 +184,12 @@ int DescribeRouteImpl(int32_t src_type, int32_t dst_type, const char* target, si
   std::string_view name;
   if (!TextView(target, target_length, &name)) {
     return Report(Status(StatusCode::kInvalidArgument,
-                         "target is null with length " + std::to_string(target_length)),
+                         "target: null with length " + std::to_string(target_length)),
                   err);
   }
-  const auto st = static_cast<DataType>(src_type);
-  const auto dt = static_cast<DataType>(dst_type);
-  // The type checks of Cast (count 0 touches nothing).
-  Status s = tensorcast::Cast(nullptr, st, nullptr, dt, 0);
-  if (!s.ok()) return Report(s, err);
-  if (!name.empty()) {
-    const std::vector<std::string>* targets = TargetList();
-    if (targets == nullptr) return Fail(err, TC_INTERNAL, "out of memory");
-    bool found = false;
-    std::string list;
-    for (const std::string& t : *targets) {
-      found = found || t == name;
-      list += (list.empty() ? "" : ", ") + t;
-    }
-    if (!found) {
-      return Report(Status(StatusCode::kInvalidArgument,
-                           "target \"" + std::string(name) +
-                               "\" is not compiled in or not supported by this CPU (available: " +
-                               list + ")"),
-                    err);
-    }
-  }
   tensorcast::RouteInfo info;
-  s = tensorcast::DescribeRoute(st, dt, name, &info);
+  const Status s = tensorcast::DescribeRoute(static_cast<DataType>(src_type),
+                                             static_cast<DataType>(dst_type), name, &info);
   if (!s.ok()) return Report(s, err);
   out->route = static_cast<int>(info.route);
   out->small_route = static_cast<int>(info.small_route);
@@ -229,20 +210,11 @@ int CastStrings(const void* src, DataType st, void* dst, DataType dt, size_t cou
   if (!s.ok()) return Report(s, err);
   const bool to_string = dt == DataType::kString;
   if (count > SIZE_MAX / sizeof(tc_string_view)) {
-    const std::string m = "byte count of " + std::to_string(count) +
-                          " STRING elements (tc_string_view) overflows size_t";
-    return Fill(err, TC_OVERFLOW, m.data(), m.size(), 0);
+    return Report(check::BytesOverflowError(DataType::kString, count), err);
   }
-  if (count > 0 && src == nullptr) {
-    return Report(
-        Status(StatusCode::kInvalidArgument, "src is null with count " + std::to_string(count)),
-        err);
-  }
-  if (count > 0 && dst == nullptr) {
-    return Report(Status(StatusCode::kInvalidArgument,
-                         std::string(to_string ? "dst (tc_string_arena*)" : "dst") +
-                             " is null with count " + std::to_string(count)),
-                  err);
+  if (!check::IsBuffer(src, count)) return Report(check::NullBufferError("src", count), err);
+  if (!check::IsBuffer(dst, count)) {
+    return Report(check::NullBufferError(to_string ? "dst (tc_string_arena*)" : "dst", count), err);
   }
   if (!to_string) {
     return Report(tensorcast::CastFromStringViews(static_cast<const tensorcast::StringView*>(src),

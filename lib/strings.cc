@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "lib/check.h"
 #include "lib/text/columns.h"
 #include "lib/text/format_column.h"
 #include "lib/text/parse_column.h"
@@ -15,45 +16,27 @@
 namespace tensorcast {
 namespace {
 
+// The rules of lib/check.h, as the functions below apply them.
 Status CheckNumeric(DataType type, const char* which) {
-  if (!IsValidDataType(type)) {
-    return Status(StatusCode::kInvalidArgument, std::string(which) + ": unknown data type code " +
-                                                    std::to_string(static_cast<int>(type)));
-  }
-  if (!IsCastable(type) || type == DataType::kString) {
-    return Status(StatusCode::kUnsupported, std::string(which) + ": " + DataTypeName(type) +
-                                                " is not a numeric type Cast supports");
-  }
-  return Status::Ok();
+  if (check::IsNumericCastType(type)) return Status::Ok();
+  return check::NumericCastTypeError(type, which);
 }
 
 Status CheckOptions(const CastOptions& options) {
-  const int mode = static_cast<int>(options.round_mode);
-  if (mode < 0 || mode > 2) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        "round_mode: invalid value " + std::to_string(mode) + " (expected up, down or nearest)");
-  }
-  return Status::Ok();
+  if (check::IsRoundMode(options.round_mode)) return Status::Ok();
+  return check::RoundModeError(options.round_mode);
 }
 
 Status CheckNumericBuffer(const void* p, DataType type, size_t count, const char* which,
                           size_t* bytes) {
-  Status s = CheckedStorageBytes(type, count, bytes);
-  if (!s.ok()) return s;
-  if (p == nullptr && count > 0) {
-    return Status(StatusCode::kInvalidArgument,
-                  std::string(which) + " is null with count " + std::to_string(count));
-  }
+  if (!check::FitsBytes(type, count, bytes)) return check::BytesOverflowError(type, count);
+  if (!check::IsBuffer(p, count)) return check::NullBufferError(which, count);
   return Status::Ok();
 }
 
 Status CheckNotNull(const void* p, size_t count, const char* which) {
-  if (p == nullptr && count > 0) {
-    return Status(StatusCode::kInvalidArgument,
-                  std::string(which) + " is null with count " + std::to_string(count));
-  }
-  return Status::Ok();
+  if (check::IsBuffer(p, count)) return Status::Ok();
+  return check::NullBufferError(which, count);
 }
 
 // The bytes of `count` views fit in size_t.
@@ -111,7 +94,7 @@ Status CopyToArena(const StringView* src, StringArena* arena, size_t count) {
 
 Status CastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
                             const CastOptions& options) {
-  try {
+  return check::Guarded("CastFromArrowStrings", [&]() -> Status {
     Status s = CheckNumeric(dst_type, "dst_type");
     if (s.ok()) s = CheckOptions(options);
     size_t bytes = 0;
@@ -127,16 +110,12 @@ Status CastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_typ
     column.layout = text::TextColumn::Layout::kArrow;
     column.arrow = src;
     return text::ParseColumn(column, dst, dst_type, count, options);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* dst, size_t count,
                           const CastOptions& options) {
-  try {
+  return check::Guarded("CastToArrowStrings", [&]() -> Status {
     Status s = CheckNumeric(src_type, "src_type");
     if (s.ok()) s = CheckOptions(options);
     size_t bytes = 0;
@@ -171,21 +150,19 @@ Status CastToArrowStrings(const void* src, DataType src_type, ArrowStringsOut* d
     s = text::FormatToBuffer(src, src_type, &out, count, options);
     if (s.ok() || s.code() == StatusCode::kBufferTooSmall) dst->data_size = out.data_size;
     return s;
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 Status CastFromStringViews(const StringView* src, void* dst, DataType dst_type, size_t count,
                            const CastOptions& options) {
-  try {
+  return check::Guarded("CastFromStringViews", [&]() -> Status {
     Status s = CheckNumeric(dst_type, "dst_type");
     if (s.ok()) s = CheckOptions(options);
     if (s.ok()) s = CheckViewBytes(count);
     size_t bytes = 0;
-    if (s.ok()) s = CheckedStorageBytes(dst_type, count, &bytes);
+    if (s.ok() && !check::FitsBytes(dst_type, count, &bytes)) {
+      s = check::BytesOverflowError(dst_type, count);
+    }
     if (s.ok()) s = CheckNotNull(src, count, "src");
     if (s.ok()) s = CheckNotNull(dst, count, "dst");
     if (s.ok()) s = CheckViews(src, count);
@@ -194,24 +171,14 @@ Status CastFromStringViews(const StringView* src, void* dst, DataType dst_type, 
     column.layout = text::TextColumn::Layout::kViews;
     column.elements = src;
     return text::ParseColumn(column, dst, dst_type, count, options);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 Status CastToStringArena(const void* src, DataType src_type, StringArena* arena, size_t count,
                          const CastOptions& options) {
-  try {
+  return check::Guarded("CastToStringArena", [&]() -> Status {
     Status s;
-    if (!IsValidDataType(src_type)) {
-      s = Status(StatusCode::kInvalidArgument,
-                 "src_type: unknown data type code " + std::to_string(static_cast<int>(src_type)));
-    } else if (!IsCastable(src_type)) {
-      s = Status(StatusCode::kUnsupported, std::string("src_type: ") + DataTypeName(src_type) +
-                                               " is not a type Cast supports");
-    }
+    if (!check::IsCastType(src_type)) s = check::CastTypeError(src_type, "src_type");
     if (s.ok()) s = CheckOptions(options);
     if (!s.ok()) return s;
     if (count == 0) {
@@ -221,7 +188,9 @@ Status CastToStringArena(const void* src, DataType src_type, StringArena* arena,
     const bool copy = src_type == DataType::kString;
     s = CheckViewBytes(count);  // the arena's views, and a STRING source's
     size_t bytes = 0;
-    if (s.ok() && !copy) s = CheckedStorageBytes(src_type, count, &bytes);
+    if (s.ok() && !copy && !check::FitsBytes(src_type, count, &bytes)) {
+      s = check::BytesOverflowError(src_type, count);
+    }
     if (s.ok()) s = CheckNotNull(src, count, "src");
     if (s.ok()) s = CheckNotNull(arena, count, "arena");
     if (!s.ok()) return s;
@@ -245,11 +214,7 @@ Status CastToStringArena(const void* src, DataType src_type, StringArena* arena,
     s = text::FormatToBuffer(src, src_type, &out, count, options);
     if (s.ok() || s.code() == StatusCode::kBufferTooSmall) arena->size = out.data_size;
     return s;
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kInternal, "out of memory");
-  } catch (...) {
-    return Status(StatusCode::kInternal, "unexpected exception");
-  }
+  });
 }
 
 }  // namespace tensorcast

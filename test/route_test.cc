@@ -105,6 +105,19 @@ TEST(RoutePlan, StringPairsUseTheStringCodec) {
   EXPECT_EQ(Describe(DataType::kString, DataType::kString).route, Route::kStrings);
 }
 
+// Parsing names the scan of the target: the window scan on AVX3_DL, the scalar scan on
+// every other target (lib/text/scan_targets.h).
+TEST(RoutePlan, ParsingNamesTheScanOfEachTarget) {
+  for (const std::string& target : CompiledTargetNames()) {
+    RouteInfo info;
+    ASSERT_TRUE(DescribeRoute(DataType::kString, DataType::kDouble, target, &info).ok()) << target;
+    const std::string scan = target == "AVX3_DL" ? "window scan (AVX3_DL)" : "scalar scan";
+    EXPECT_EQ(info.detail, "string codec (" + scan + ")") << target;
+    ASSERT_TRUE(DescribeRoute(DataType::kDouble, DataType::kString, target, &info).ok());
+    EXPECT_EQ(info.detail, "string codec (shortest digits)") << target;
+  }
+}
+
 TEST(RoutePlan, RouteNames) {
   EXPECT_STREQ(RouteName(Route::kKernel), "kernel");
   EXPECT_STREQ(RouteName(Route::kTable), "table");

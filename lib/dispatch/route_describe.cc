@@ -8,6 +8,7 @@
 
 #include "lib/check.h"
 #include "lib/dispatch/route_plan.h"
+#include "lib/text/scan_targets.h"
 #include "lib/type_facts.h"
 #include "tensorcast/introspection.h"
 
@@ -17,7 +18,8 @@ namespace {
 
 std::string KernelName(const KernelRow* row) { return row != nullptr ? row->name : "?"; }
 
-std::string Detail(Route route, const Entry& e, DataType src, DataType dst) {
+// `index`: the target's, for the scan that parses texts there.
+std::string Detail(Route route, const Entry& e, DataType src, DataType dst, size_t index) {
   switch (route) {
     case Route::kKernel: return KernelName(e.row);
     case Route::kTable:
@@ -39,7 +41,12 @@ std::string Detail(Route route, const Entry& e, DataType src, DataType dst) {
         return "memcpy; saturate=1: " + KernelName(e.decode) + " + " + KernelName(e.encode);
       }
       return src == dst ? "memcpy" : "memcpy, padding bits cleared";
-    case Route::kStrings: return "string codec";
+    case Route::kStrings: {
+      if (src == DataType::kString && dst == DataType::kString) return "string codec (a copy)";
+      if (dst == DataType::kString) return "string codec (shortest digits)";
+      const char* scan = text::ScanNameAt(index);
+      return std::string("string codec (") + (scan != nullptr ? scan : "?") + ")";
+    }
   }
   return "";
 }
@@ -99,11 +106,11 @@ Status DescribeRoute(DataType src, DataType dst, std::string_view target, RouteI
     }
     RouteInfo info;
     info.route = e.route;
-    info.detail = dispatch::Detail(e.route, e, src, dst);
+    info.detail = dispatch::Detail(e.route, e, src, dst, index);
     if (e.table_min_count != 0) {
       info.small_below = e.table_min_count;
       info.small_route = e.small_route;
-      info.small_detail = dispatch::Detail(e.small_route, e, src, dst);
+      info.small_detail = dispatch::Detail(e.small_route, e, src, dst, index);
     } else {
       info.small_route = e.route;
     }

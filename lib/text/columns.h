@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "lib/tuning.h"
-#include "tensorcast/cast.h"
-#include "tensorcast/strings.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/strings.h"  // the column types (StringView, ArrowStrings)
 
 namespace tensorcast {
 namespace text {

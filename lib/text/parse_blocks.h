@@ -32,7 +32,8 @@
 #include "lib/text/decimal_to_binary.h"
 #include "lib/text/scan_number.h"
 #include "lib/type_facts.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace text {

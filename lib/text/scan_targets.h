@@ -8,7 +8,8 @@
 #include <cstddef>
 
 #include "lib/text/columns.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace text {

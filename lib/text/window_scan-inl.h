@@ -34,7 +34,8 @@
 #include "lib/text/scan_number.h"
 #include "lib/text/shortest.h"
 #include "lib/type_facts.h"
-#include "tensorcast/cast.h"
+#include "tensorcast/cast_options.h"
+#include "tensorcast/data_type.h"
 
 // Every other target compiles nothing here.
 #if HWY_TARGET == HWY_AVX3_DL
