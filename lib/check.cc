@@ -33,20 +33,6 @@ Status RoundModeError(RoundMode mode) {
                                                   " (expected up, down or nearest)");
 }
 
-bool FitsBytes(DataType type, size_t count, size_t* bytes) {
-  const TypeFacts& f = Facts(type);
-  if (f.packed) {  // 2 or 4 elements per byte: no overflow
-    const auto per_byte = static_cast<size_t>(8 / f.bits);
-    *bytes = count / per_byte + (count % per_byte != 0 ? 1 : 0);
-    return true;
-  }
-  const size_t per =
-      f.kind == TypeKind::kString ? sizeof(std::string) : static_cast<size_t>(f.bits / CHAR_BIT);
-  if (count > SIZE_MAX / per) return false;
-  *bytes = count * per;
-  return true;
-}
-
 Status BytesOverflowError(DataType type, size_t count) {
   return Status(StatusCode::kOverflow, "count: the storage of " + std::to_string(count) +
                                            " elements of " + DataTypeName(type) +

@@ -10,6 +10,7 @@
 #define TENSORCAST_LIB_CHECK_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -51,7 +52,19 @@ Status RoundModeError(RoundMode mode);
 // --- Buffers -----------------------------------------------------------------------------
 // The storage of `count` elements of a known type, ceil(count * bits / 8) bytes
 // (std::string objects for STRING), fits in size_t: *bytes receives it; else kOverflow.
-bool FitsBytes(DataType type, size_t count, size_t* bytes);
+inline bool FitsBytes(DataType type, size_t count, size_t* bytes) {
+  const TypeFacts& f = Facts(type);
+  if (f.packed) {  // 4 bits: 2 per byte, 2 bits: 4 per byte; no overflow
+    *bytes = f.bits == 4 ? count / 2 + (count & 1) : count / 4 + ((count & 3) != 0 ? 1 : 0);
+    return true;
+  }
+  const size_t per =
+      f.kind == TypeKind::kString ? sizeof(std::string) : static_cast<size_t>(f.bits / 8);
+  size_t product = 0;
+  if (__builtin_mul_overflow(count, per, &product)) return false;  // *bytes untouched
+  *bytes = product;
+  return true;
+}
 Status BytesOverflowError(DataType type, size_t count);
 
 // A buffer of `count` elements is not null unless count is 0: else kInvalidArgument

@@ -45,22 +45,20 @@ using split_internal::SplitPlan;
 // Up to this many outputs the parts live on the stack.
 constexpr size_t kInlineParts = 32;
 
-// Product of dims[0..count) (all >= 0); 0 if any is 0, however large the others.
-Status CheckedProduct(const int64_t* dims, size_t count, size_t* out) {
+// Product of dims[0..count) (all >= 0) into *out: 0 if any is 0, however large the
+// others; false when it overflows size_t.
+inline bool ProductFits(const int64_t* dims, size_t count, size_t* out) {
+  size_t p = 1;
+  bool overflow = false;
   for (size_t k = 0; k < count; ++k) {
     if (dims[k] == 0) {
       *out = 0;
-      return Status::Ok();
+      return true;
     }
-  }
-  size_t p = 1;
-  for (size_t k = 0; k < count; ++k) {
-    if (__builtin_mul_overflow(p, static_cast<size_t>(dims[k]), &p)) {
-      return Status(StatusCode::kOverflow, "the element count of the input overflows size_t");
-    }
+    overflow = overflow || __builtin_mul_overflow(p, static_cast<size_t>(dims[k]), &p);
   }
   *out = p;
-  return Status::Ok();
+  return !overflow;
 }
 
 std::string ShapeText(const int64_t* shape, size_t rank) {
@@ -118,9 +116,9 @@ Status CheckSplitArguments(const void* src, DataType type, const int64_t* shape,
   // Element and byte counts. A zero dimension makes the tensor empty whatever the
   // others are; otherwise the element count and its storage must fit in size_t.
   size_t total = 0;
-  s = CheckedProduct(shape, rank, &total);
-  if (!s.ok()) {
-    return Status(s.code(), s.message() + " (shape " + ShapeText(shape, rank) + ")");
+  if (!ProductFits(shape, rank, &total)) {
+    return Status(StatusCode::kOverflow, "the element count of the input overflows size_t (shape " +
+                                             ShapeText(shape, rank) + ")");
   }
   const bool packed = Facts(type).packed;
   size_t total_bytes = 0;
@@ -135,8 +133,8 @@ Status CheckSplitArguments(const void* src, DataType type, const int64_t* shape,
   l->total_bytes = total_bytes;
   if (total == 0) return Status::Ok();  // every output is empty: nothing to touch
   if (src == nullptr) return check::NullBufferError("src", total);
-  (void)CheckedProduct(shape, ax, &l->outer);  // both divide total: no overflow
-  (void)CheckedProduct(shape + ax + 1, rank - ax - 1, &l->inner);
+  (void)ProductFits(shape, ax, &l->outer);  // both divide total: no overflow
+  (void)ProductFits(shape + ax + 1, rank - ax - 1, &l->inner);
   for (size_t i = 0; i < num_outputs; ++i) {
     if (sizes[i] != 0 && outputs[i] == nullptr) {
       return Status(

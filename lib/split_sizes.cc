@@ -11,7 +11,7 @@
 namespace tensorcast {
 namespace split_internal {
 
-Status CheckShapeAndAxis(const int64_t* shape, size_t rank, int64_t axis, size_t* axis_out) {
+Status ShapeAndAxisError(const int64_t* shape, size_t rank, int64_t axis) {
   if (rank == 0) {
     return Status(StatusCode::kInvalidArgument,
                   "rank is 0: Split needs a tensor of rank >= 1 (a scalar has no axis)");
@@ -35,12 +35,10 @@ Status CheckShapeAndAxis(const int64_t* shape, size_t rank, int64_t axis, size_t
                       std::to_string(rank) + " (expected -" + std::to_string(rank) + " to " +
                       std::to_string(rank - 1) + ")");
   }
-  *axis_out = axis >= 0 ? static_cast<size_t>(axis)
-                        : static_cast<size_t>(static_cast<int64_t>(rank) + axis);
-  return Status::Ok();
+  return Status(StatusCode::kInternal, "ShapeAndAxisError: the arguments are valid");
 }
 
-Status CheckSizes(const int64_t* sizes, size_t count, int64_t dim, size_t axis, const char* what) {
+Status SizesError(const int64_t* sizes, size_t count, int64_t dim, size_t axis, const char* what) {
   int64_t sum = 0;
   bool overflow = false;
   for (size_t i = 0; i < count; ++i) {
