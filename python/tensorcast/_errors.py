@@ -16,6 +16,11 @@ class CastError(ValueError):
         self.index = index
         self.text = text
 
+    def __reduce__(self) -> Any:
+        # Pickled with all three arguments, so that an error raised in a Dask or Ray worker
+        # arrives whole (BaseException pickles `args`, the message alone).
+        return (CastError, (str(self), self.index, self.text))
+
 
 # A public name of the package `tensorcast`, which re-exports it: pickle and tracebacks
 # refer to it there.

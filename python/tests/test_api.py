@@ -122,6 +122,18 @@ def test_cast_error_is_a_value_error():
     assert issubclass(tc.CastError, ValueError)
 
 
+def test_cast_error_survives_pickle():
+    # As it comes back from a Dask or Ray worker: the message, the index and the text.
+    import pickle
+
+    with pytest.raises(tc.CastError) as info:
+        tc.cast(np.array(["1", "2", "x"]), "float32")
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is tc.CastError
+    assert str(back) == str(info.value)
+    assert (back.index, back.text) == (2, "x")
+
+
 # ---------------------------------------------------------------------------------------
 # `to` spellings
 # ---------------------------------------------------------------------------------------
