@@ -5,9 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 
 #include "lib/check.h"

@@ -1,7 +1,5 @@
 #include "lib/check.h"
 
-#include <climits>
-#include <cstdint>
 #include <string>
 
 namespace tensorcast {

@@ -2,7 +2,6 @@
 // (lib/type_facts.h).
 #include "tensorcast/data_type.h"
 
-#include <climits>
 #include <cstdint>
 #include <string>
 

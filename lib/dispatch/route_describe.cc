@@ -1,7 +1,5 @@
 // Describing the route plan (route_plan.h): the public introspection of
 // tensorcast/introspection.h over the plan's entries.
-#include <algorithm>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
