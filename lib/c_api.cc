@@ -82,6 +82,8 @@ constexpr std::string_view CTypeName(tc_data_type type) {
     TENSORCAST_C_TYPE(FLOAT8E8M0)
     TENSORCAST_C_TYPE(UINT2)
     TENSORCAST_C_TYPE(INT2)
+    TENSORCAST_C_TYPE(FLOAT6E2M3)
+    TENSORCAST_C_TYPE(FLOAT6E3M2)
   }
   return std::string_view();
 }

@@ -148,9 +148,9 @@ Status CastLike(const void* src, DataType src_type, void* dst, DataType like_typ
 
 Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
   const char* op = cast_like ? "CastLike" : "Cast";
-  if (opset < 1 || opset > 25 || (cast_like && opset < 15)) {
+  if (opset < 1 || (cast_like ? opset < 15 || opset > 25 : opset > 28)) {
     return Status(StatusCode::kUnsupported, std::string(op) + ": opset " + std::to_string(opset) +
-                                                " is not supported (Cast 1-25, CastLike 15-25)");
+                                                " is not supported (Cast 1-28, CastLike 15-25)");
   }
   for (DataType t : {from, to}) {
     if (!check::IsCastType(t))

@@ -54,8 +54,9 @@ Status RoundModeError(RoundMode mode);
 // (std::string objects for STRING), fits in size_t: *bytes receives it; else kOverflow.
 inline bool FitsBytes(DataType type, size_t count, size_t* bytes) {
   const TypeFacts& f = Facts(type);
-  if (f.packed) {  // 4 bits: 2 per byte, 2 bits: 4 per byte; no overflow
-    *bytes = f.bits == 4 ? count / 2 + (count & 1) : count / 4 + ((count & 3) != 0 ? 1 : 0);
+  if (f.packed) {  // ceil(count * bits / 8) without overflow: count / 8 * bits fits
+    const size_t bits = static_cast<size_t>(f.bits);
+    *bytes = count / 8 * bits + (count % 8 * bits + 7) / 8;
     return true;
   }
   const size_t per =

@@ -58,6 +58,8 @@ constexpr std::string_view EnumeratorName(DataType type) {
     TENSORCAST_ENUMERATOR(kFloat8E8M0)
     TENSORCAST_ENUMERATOR(kUint2)
     TENSORCAST_ENUMERATOR(kInt2)
+    TENSORCAST_ENUMERATOR(kFloat6E2M3)
+    TENSORCAST_ENUMERATOR(kFloat6E3M2)
   }
   return std::string_view();
 }

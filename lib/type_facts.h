@@ -47,7 +47,8 @@ struct TypeFacts {
   bool has_inf;
   bool has_nan;
   NanStyle nan_style;
-  bool packed;     // several elements per byte (bits < 8), element 0 in the low bits
+  bool packed;     // bits < 8: element i in bits [i * bits, (i + 1) * bits) of the
+                   // little-endian bit stream (bit k of byte j is bit 8j + k)
   int cast_since;  // first opset of Cast that accepts the type; 0: never (complex)
   // The numpy dtype name (ml_dtypes for the types numpy lacks); "object" for STRING, as
   // onnx.helper maps it; nullptr for undefined codes.
@@ -121,6 +122,8 @@ inline constexpr TypeFacts kRows[] = {
     FloatRow(24, "FLOAT8E8M0",       8,  8,  0,  127, N::kE8M0,  24, "float8_e8m0fnu"),
     Row(     25, "UINT2",            2, K::kUnsignedInt,         25, "uint2"),
     Row(     26, "INT2",             2, K::kSignedInt,           25, "int2"),
+    FloatRow(27, "FLOAT6E2M3",       6,  2,  3,    1, N::kNone,  28, "float6_e2m3fn"),
+    FloatRow(28, "FLOAT6E3M2",       6,  3,  2,    3, N::kNone,  28, "float6_e3m2fn"),
 };
 // clang-format on
 
@@ -147,7 +150,9 @@ constexpr bool RowsConsistent() {
     } else if ((f.nan_style == N::kE8M0 ? 0 : 1) + f.exponent_bits + f.mantissa_bits != f.bits) {
       return false;  // sign bit (none in e8m0), exponent and fraction fill the element
     }
-    if (f.packed && 8 % f.bits != 0) return false;
+    // Packed widths: 1, 2 and 4 bits per element fill whole bytes; 6 bits fill three
+    // bytes per four elements.
+    if (f.packed && 8 % f.bits != 0 && f.bits != 6) return false;
     if ((f.cast_since == 0) != (f.kind == K::kComplex || f.kind == K::kUndefined)) return false;
     if ((f.numpy_name == nullptr) != (f.kind == K::kUndefined)) return false;
   }

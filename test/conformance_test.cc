@@ -291,6 +291,23 @@ bool ReadTypedFields(const onnx::TensorProto& proto, Tensor* tensor, std::string
     case DataType::kInt2:
       // Each int32 holds one packed byte (two 4-bit or four 2-bit elements).
       return CopyTypedField(proto.int32_data(), "int32_data", packed_bytes, 1, tensor, error);
+    case DataType::kFloat6E2M3:
+    case DataType::kFloat6E3M2: {
+      // One element per int32 (its low 6 bits), packed here into the 6-bit stream.
+      if (static_cast<size_t>(proto.int32_data_size()) != n) {
+        *error = "int32_data has " + std::to_string(proto.int32_data_size()) +
+                 " values, expected " + std::to_string(n);
+        return false;
+      }
+      std::fill(tensor->bytes.begin(), tensor->bytes.end(), uint8_t{0});
+      for (size_t i = 0; i < n; ++i) {
+        const auto code = static_cast<uint32_t>(proto.int32_data(static_cast<int>(i))) & 0x3F;
+        const size_t bit = 6 * i;
+        tensor->bytes[bit / 8] = static_cast<uint8_t>(tensor->bytes[bit / 8] | code << (bit % 8));
+        if (bit % 8 > 2) tensor->bytes[bit / 8 + 1] = static_cast<uint8_t>(code >> (8 - bit % 8));
+      }
+      return true;
+    }
     case DataType::kUndefined: break;
   }
   *error = "no typed field for " + TypeLabel(tensor->type);

@@ -25,7 +25,7 @@ constexpr const char kUsage[] =
     "commands:\n"
     "  cast --to TYPE [--saturate 0|1] [--round-mode up|down|nearest] [--format F]\n"
     "       [--threads N] IN OUT\n"
-    "      Convert the tensor in IN to TYPE (ONNX Cast-25 semantics) and write it to OUT.\n"
+    "      Convert the tensor in IN to TYPE (ONNX Cast-28 semantics) and write it to OUT.\n"
     "      Files are .npy (numpy) or .pb (one onnx.TensorProto), chosen by extension;\n"
     "      types numpy lacks (bfloat16, float8, float4, int4, int2, ...) need .pb.\n"
     "      IN or OUT '-' is standard input or output, in the format --format npy|pb.\n"

@@ -1,6 +1,6 @@
-// tensorcast/cast.h: ONNX Cast (opsets 1-25) and CastLike (15-25).
+// tensorcast/cast.h: ONNX Cast (opsets 1-28) and CastLike (15-25).
 //
-// Semantics are Cast-25's (a superset of the older opsets): one rounding of the exact
+// Semantics are Cast-28's (a superset of the older opsets): one rounding of the exact
 // source value, float8 `saturate`, float8e8m0 `round_mode`, numpy's string spellings.
 // The rules, and where they deliberately differ from onnx.reference, are in README.md.
 #ifndef TENSORCAST_CAST_H_
@@ -42,8 +42,9 @@ Status CastLike(const void* src, DataType src_type, void* dst, DataType like_typ
 // Opset-specific attribute handling.
 // Checks that Cast (or CastLike when `cast_like` is true) of `opset` accepts the pair:
 // Cast 1/6: numeric + bool; 9: + STRING; 13: + BFLOAT16; 19: + four float8 types;
-// 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2.
-// CastLike exists from opset 15.
+// 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2;
+// 28: + FLOAT6E2M3/FLOAT6E3M2. CastLike exists at opsets 15-25 and so never accepts the
+// FLOAT6 types.
 Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like = false);
 
 }  // namespace tensorcast

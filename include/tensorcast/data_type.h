@@ -40,11 +40,13 @@ enum class DataType : int32_t {
   kFloat8E8M0 = 24,
   kUint2 = 25,  // packed four per byte, element 0 in bits 0-1
   kInt2 = 26,   // packed four per byte, two's complement
+  kFloat6E2M3 = 27,  // packed four in three bytes: element i in bits [6i, 6i + 6)
+  kFloat6E3M2 = 28,  // packed four in three bytes
 };
 
-constexpr int32_t kMaxDataTypeCode = 26;
+constexpr int32_t kMaxDataTypeCode = 28;
 
-// True for the codes 1..26 (complex included); false for kUndefined and unknown codes.
+// True for the codes 1..28 (complex included); false for kUndefined and unknown codes.
 bool IsValidDataType(DataType type) noexcept;
 
 // True when Cast/CastLike accept the type: every valid type except the complex ones.

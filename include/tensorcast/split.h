@@ -35,7 +35,7 @@ namespace tensorcast {
 // StorageBytes(type, elements of output i) bytes (STRING: std::string objects);
 // packed 4-/2-bit outputs are packed independently, starting at bit 0.
 //
-// - Every valid type code (1..26) is accepted, complex and the float8/float4/int4/int2
+// - Every valid type code (1..28) is accepted, complex and the float8/float6/float4/int4/int2
 //   types included (a superset of what any Split opset lists). Elements are copied
 //   bit for bit; STRING elements are assigned (std::string copy).
 // - Packed outputs (INT4, UINT4, FLOAT4E2M1: two per byte; INT2, UINT2: four per

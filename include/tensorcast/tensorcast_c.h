@@ -113,10 +113,12 @@ typedef enum tc_data_type {
   TC_TYPE_FLOAT4E2M1 = 23, /* packed two per byte */
   TC_TYPE_FLOAT8E8M0 = 24,
   TC_TYPE_UINT2 = 25, /* packed four per byte, element 0 in bits 0-1 */
-  TC_TYPE_INT2 = 26   /* packed four per byte, two's complement */
+  TC_TYPE_INT2 = 26,  /* packed four per byte, two's complement */
+  TC_TYPE_FLOAT6E2M3 = 27, /* packed four in three bytes: element i in bits [6i, 6i + 6) */
+  TC_TYPE_FLOAT6E3M2 = 28  /* packed four in three bytes */
 } tc_data_type;
 
-#define TC_MAX_TYPE_CODE 26
+#define TC_MAX_TYPE_CODE 28
 
 /* Status codes, returned as int: the values of tensorcast::StatusCode. */
 typedef enum tc_status {
@@ -176,7 +178,7 @@ TC_API const char* tc_version_string(void);
 
 /* ---- Cast / CastLike -------------------------------------------------------- */
 
-/* ONNX Cast (Cast-25 semantics, see README.md): converts `count` elements of `src_type`
+/* ONNX Cast (Cast-28 semantics, see README.md): converts `count` elements of `src_type`
  * at `src` into `dst_type` at `dst`. saturate: non-zero = true (float8 targets).
  * round_mode: a tc_round_mode (FLOAT8E8M0 targets; validated for every target).
  * STRING: src is an array of `count` tc_string_view; dst is a tc_string_arena* whose
@@ -302,7 +304,7 @@ TC_API void tc_thread_pool_destroy(tc_thread_pool* pool);
 TC_API const tc_runner* tc_thread_pool_runner(tc_thread_pool* pool);
 
 /* Checks that Cast (cast_like = 0) or CastLike (non-zero) of `opset` accepts the pair:
- * TC_UNSUPPORTED for a type the opset lacks or an opset outside Cast 1-25 / CastLike
+ * TC_UNSUPPORTED for a type the opset lacks or an opset outside Cast 1-28 / CastLike
  * 15-25, TC_INVALID_ARGUMENT for an unknown type code. */
 TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, int cast_like,
                                tc_error* err);
@@ -314,7 +316,7 @@ TC_API int tc_check_cast_opset(int opset, int32_t from_type, int32_t to_type, in
  * axis are sizes[0..num_outputs). outputs[i] is a caller-owned buffer of
  * tc_storage_bytes(type, elements of output i) bytes; packed outputs start at bit 0.
  * An output with zero elements is not touched (its pointer may be NULL). Every type
- * code 1..26 is accepted. STRING: src and outputs are tc_string_view arrays; the views
+ * code 1..28 is accepted. STRING: src and outputs are tc_string_view arrays; the views
  * are copied, not the bytes they point to. Buffers must not overlap.
  * Errors (nothing is written): TC_INVALID_ARGUMENT for rank 0, NULL shape / sizes /
  * outputs, NULL src or outputs[i] for a non-empty tensor, a negative dimension, axis

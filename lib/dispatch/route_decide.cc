@@ -107,6 +107,9 @@ bool ResultsExtendFrom16Bits(const Entry& e, DataType src, DataType dst, bool* s
   return zext || sext;
 }
 
+// The table lookup reads and writes codes that lie within a byte: every width but 6 bits.
+bool TableCodesFit(DataType t) { return BitWidth(t) >= 8 || 8 % BitWidth(t) == 0; }
+
 Entry PlanPair(const TargetFacts& facts, DataType src, DataType dst) {
   Entry e;
   if (!IsNumeric(src) || !IsNumeric(dst)) {
@@ -140,8 +143,9 @@ Entry PlanPair(const TargetFacts& facts, DataType src, DataType dst) {
   } else {
     return e;  // not planned: Cast falls back to the scalar reference (a test forbids it)
   }
-  const bool table = e.row != nullptr ? TableBeatsKernel(facts, src, dst)
-                                      : IsSmallCode(src) && IsTableTarget(facts, src, dst);
+  const bool table = !TableCodesFit(src) || !TableCodesFit(dst) ? false
+                     : e.row != nullptr ? TableBeatsKernel(facts, src, dst)
+                                        : IsSmallCode(src) && IsTableTarget(facts, src, dst);
   if (table) {
     bool sign_extend = false;
     if (BitWidth(dst) <= 16 || ResultsExtendFrom16Bits(e, src, dst, &sign_extend)) {

@@ -23,6 +23,8 @@ const FloatFormat& FormatOf(DataType type) {
     case DataType::kFloat8E4M3FNUZ: return kE4M3FNUZ;
     case DataType::kFloat8E5M2: return kE5M2;
     case DataType::kFloat8E5M2FNUZ: return kE5M2FNUZ;
+    case DataType::kFloat6E2M3: return kF6E2M3;
+    case DataType::kFloat6E3M2: return kF6E3M2;
     default: return kF4E2M1;
   }
 }
@@ -45,7 +47,8 @@ static_assert(LayoutIs(kF64, DataType::kDouble) && LayoutIs(kF32, DataType::kFlo
               LayoutIs(kE4M3FNUZ, DataType::kFloat8E4M3FNUZ) &&
               LayoutIs(kE5M2, DataType::kFloat8E5M2) &&
               LayoutIs(kE5M2FNUZ, DataType::kFloat8E5M2FNUZ) &&
-              LayoutIs(kF4E2M1, DataType::kFloat4E2M1));
+              LayoutIs(kF4E2M1, DataType::kFloat4E2M1) &&
+              LayoutIs(kF6E2M3, DataType::kFloat6E2M3) && LayoutIs(kF6E3M2, DataType::kFloat6E3M2));
 
 Exact NaN(bool neg, uint64_t payload) {
   Exact x;
@@ -158,14 +161,18 @@ uint64_t EncodeFloat8(DataType type, const Exact& x, bool saturate) {
   return sign | mag;
 }
 
-// FLOAT4E2M1 (docs/semantics.md, "float4e2m1"): always saturates to +-6; NaN -> 0x8
-// for a positive NaN and 0x0 for a negative one (the current conformance data).
-uint64_t EncodeFloat4(const Exact& x) {
-  const uint64_t sign = x.neg ? 0x8 : 0x0;
-  if (x.kind == Exact::kNaN) return x.neg ? 0x0 : 0x8;
-  if (x.kind == Exact::kInf) return sign | 0x7;
+// The formats without Inf and NaN: FLOAT4E2M1 (docs/semantics.md, "float4e2m1") and
+// FLOAT6E2M3 / FLOAT6E3M2 ("float6"). They always saturate: +-Inf and values that round
+// above the largest magnitude give +-max. A NaN gives the sign bit alone (-0) when
+// positive and 0 when negative: the FLOAT4E2M1 conformance data and ml_dtypes.
+uint64_t EncodeNoSpecials(DataType type, const Exact& x) {
+  const FloatFormat& f = FormatOf(type);
+  const uint64_t sign_bit = 1ull << (f.exp_bits + f.mant_bits);
+  const uint64_t sign = x.neg ? sign_bit : 0;
+  if (x.kind == Exact::kNaN) return x.neg ? 0 : sign_bit;
+  if (x.kind == Exact::kInf) return sign | f.max_code;
   uint64_t mag = 0;
-  if (x.mant != 0 && !EncodeMagnitude(kF4E2M1, x, &mag)) mag = 0x7;
+  if (x.mant != 0 && !EncodeMagnitude(f, x, &mag)) mag = f.max_code;
   return sign | mag;
 }
 
@@ -288,7 +295,9 @@ uint64_t EncodeFloat(DataType type, const Exact& x, const CastOptions& options) 
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ: return EncodeFloat8(type, x, options.saturate);
-    case DataType::kFloat4E2M1: return EncodeFloat4(x);
+    case DataType::kFloat4E2M1:
+    case DataType::kFloat6E2M3:
+    case DataType::kFloat6E3M2: return EncodeNoSpecials(type, x);
     case DataType::kFloat8E8M0: return EncodeE8M0(x, options);
     default: return EncodeIeee(type, x);
   }

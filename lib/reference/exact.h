@@ -48,6 +48,8 @@ inline constexpr FloatFormat kE4M3FNUZ = {3, 4, 8, 0x7F};
 inline constexpr FloatFormat kE5M2 = {2, 5, 15, 0x7B};
 inline constexpr FloatFormat kE5M2FNUZ = {2, 5, 16, 0x7F};
 inline constexpr FloatFormat kF4E2M1 = {1, 2, 1, 0x7};
+inline constexpr FloatFormat kF6E2M3 = {3, 2, 1, 0x1F};
+inline constexpr FloatFormat kF6E3M2 = {2, 3, 3, 0x1F};
 
 // Decoders: the exact value of a code. `type` selects the special-value rules.
 Exact DecodeFloat(DataType type, uint64_t code);

@@ -172,6 +172,13 @@ uint64_t LoadCode(const void* src, int bits, size_t i) {
   switch (bits) {
     case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
     case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xF;
+    case 6: {  // bits [6i, 6i + 6): the next byte only when the element crosses into it
+      const size_t bit = 6 * i;
+      const unsigned shift = bit % 8;
+      unsigned v = p[bit / 8] >> shift;
+      if (shift > 2) v |= static_cast<unsigned>(p[bit / 8 + 1]) << (8 - shift);
+      return v & 0x3F;
+    }
     case 8: return p[i];
     case 16: {
       uint16_t v;
@@ -204,6 +211,15 @@ void StoreCode(void* dst, int bits, size_t i, uint64_t code) {
       const unsigned shift = 4 * (i % 2);
       const auto v = static_cast<unsigned char>((code & 0xF) << shift);
       p[i / 2] = shift == 0 ? v : static_cast<unsigned char>(p[i / 2] | v);
+      return;
+    }
+    case 6: {  // a byte that the element starts is assigned, so padding stays zero
+      const size_t bit = 6 * i;
+      const unsigned shift = bit % 8;
+      const auto c = static_cast<unsigned>(code & 0x3F);
+      const auto low = static_cast<unsigned char>(c << shift);
+      p[bit / 8] = shift == 0 ? low : static_cast<unsigned char>(p[bit / 8] | low);
+      if (shift > 2) p[bit / 8 + 1] = static_cast<unsigned char>(c >> (8 - shift));
       return;
     }
     case 8: p[i] = static_cast<unsigned char>(code); return;

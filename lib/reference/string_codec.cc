@@ -416,12 +416,7 @@ std::string FormatFloat(DataType type, uint64_t code) {
   } else {
     // Round-trip test on the magnitude code (sign bit cleared).
     uint64_t abs_code = code;
-    if (type == DataType::kFloat16 || type == DataType::kBfloat16)
-      abs_code &= 0x7FFF;
-    else if (type == DataType::kFloat4E2M1)
-      abs_code &= 0x7;
-    else if (type != DataType::kFloat8E8M0)
-      abs_code &= 0x7F;
+    if (type != DataType::kFloat8E8M0) abs_code &= (1ull << (BitWidth(type) - 1)) - 1;
     n = ShortestDigits(type, abs_code, abs_value, digits, &exp10);
   }
   return Layout(x.neg && type != DataType::kFloat8E8M0, digits, n, exp10, abs_value);

@@ -41,12 +41,17 @@ namespace text {
 // Replaces element i of a written buffer (packed: only its bits).
 inline void PatchCode(void* dst, int bits, size_t i, uint64_t code) {
   if (bits >= 8) return reference::StoreCode(dst, bits, i, code);
+  // Bits [i * bits, (i + 1) * bits) of the little-endian bit stream; a 6-bit element
+  // may cross into the next byte.
   auto* p = static_cast<unsigned char*>(dst);
-  const size_t per_byte = static_cast<size_t>(8 / bits);
-  const unsigned shift = static_cast<unsigned>(bits) * static_cast<unsigned>(i % per_byte);
-  const unsigned mask = ((1u << bits) - 1) << shift;
-  p[i / per_byte] = static_cast<unsigned char>((p[i / per_byte] & ~mask) |
-                                               ((static_cast<unsigned>(code) << shift) & mask));
+  const size_t bit = i * static_cast<size_t>(bits);
+  const unsigned shift = static_cast<unsigned>(bit % 8);
+  const unsigned mask = ((1u << bits) - 1) << shift;  // < 2^14
+  const unsigned value = (static_cast<unsigned>(code) << shift) & mask;
+  p[bit / 8] = static_cast<unsigned char>((p[bit / 8] & ~mask) | value);
+  if (shift + static_cast<unsigned>(bits) > 8) {
+    p[bit / 8 + 1] = static_cast<unsigned char>((p[bit / 8 + 1] & ~(mask >> 8)) | (value >> 8));
+  }
 }
 
 inline bool IsNarrowFloat(DataType t) {

@@ -8,7 +8,7 @@
 
 Every function here is a plain Python function (picklable by reference, so Dask, Ray and
 Spark can ship it to workers); the work runs in the C++ library with the GIL released.
-The rules of every value are the library's: ONNX Cast-25, one rounding, numpy's str()
+The rules of every value are the library's: ONNX Cast-28, one rounding, numpy's str()
 spelling for numbers written as text (docs/semantics.md).
 """
 
