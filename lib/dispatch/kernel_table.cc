@@ -14,6 +14,7 @@ const KernelRow* IntKernelRows(size_t* count);
 const KernelRow* IntFloatKernelRows(size_t* count);
 const KernelRow* Float8KernelRows(size_t* count);
 const KernelRow* SubbyteKernelRows(size_t* count);
+const KernelRow* Float6KernelRows(size_t* count);
 
 namespace {
 
@@ -24,7 +25,7 @@ struct Table {
   const KernelRow* by_pair[kCodes][kCodes] = {};  // the pair's row, or nullptr
   Table() {
     for (auto* family : {&FloatKernelRows, &IntKernelRows, &IntFloatKernelRows, &Float8KernelRows,
-                         &SubbyteKernelRows}) {
+                         &SubbyteKernelRows, &Float6KernelRows}) {
       size_t n = 0;
       const KernelRow* r = family(&n);
       rows.insert(rows.end(), r, r + n);

@@ -245,6 +245,35 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DU32>> F32BitsToBF16Lanes(DU32 du32, hn:
   return TruncateToBytes<2>(du32, hn::ShiftRight<16>(F32BitsToBF16InUpperHalf(du32, bits)));
 }
 
+// N FLOAT16 values -> f32 bits. Native f16 targets (F16C, NEON, SVE) convert exactly.
+// Elsewhere Highway's f16 PromoteTo is inexact (docs/highway-notes.md); the integer version
+// below is exact for normal numbers, Inf and NaN, and maps zero and subnormals to
+// values below 2^-14, which the encoders treat like them (int: 0; FLOAT4E2M1, FLOAT6: signed 0).
+HWY_INLINE hn::Vec<hn::ScalableTag<uint32_t>> F32BitsFromF16(const uint16_t* HWY_RESTRICT in) {
+  const hn::ScalableTag<uint32_t> du32;
+  const hn::Rebind<uint16_t, decltype(du32)> du16;
+#if TENSORCAST_NATIVE_F16
+  const hn::Rebind<float, decltype(du32)> df;
+  const hn::Rebind<hwy::float16_t, decltype(du32)> dh;
+  return hn::BitCast(du32, hn::PromoteTo(df, hn::BitCast(dh, hn::LoadU(du16, in))));
+#else
+  const auto h = hn::PromoteTo(du32, hn::LoadU(du16, in));
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du32, 0x8000)));
+  const auto shifted = hn::ShiftLeft<13>(hn::And(h, hn::Set(du32, 0x7FFF)));
+  const auto finite = hn::Add(shifted, hn::Set(du32, 112u << 23));
+  const auto special = hn::Or(shifted, hn::Set(du32, 0x7F800000));  // Inf, NaN payload
+  const auto is_special = hn::Eq(hn::And(h, hn::Set(du32, 0x7C00)), hn::Set(du32, 0x7C00));
+  return hn::Or(hn::IfThenElse(is_special, special, finite), sign);
+#endif
+}
+
+// N BFLOAT16 values -> their f32 bits (exact on every target: a shift).
+HWY_INLINE hn::Vec<hn::ScalableTag<uint32_t>> F32BitsFromBF16(const uint16_t* HWY_RESTRICT in) {
+  const hn::ScalableTag<uint32_t> du32;
+  const hn::Rebind<uint16_t, decltype(du32)> du16;
+  return hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, in)));
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tensorcast
 HWY_AFTER_NAMESPACE();

@@ -80,6 +80,8 @@ enum class F8Specials {
   kIeee,  // exponent all ones: Inf (m == 0) or NaN (E5M2, FLOAT16)
   kFn,    // no Inf; magnitude all ones is NaN (E4M3FN)
   kFnuz,  // no Inf, no -0; 0x80 is the only NaN (E4M3FNUZ, E5M2FNUZ)
+  kNone,  // no Inf, no NaN (FLOAT6E2M3, FLOAT6E3M2): encoders must saturate, and NaN
+          // inputs are mapped before encoding (float6_cast-inl.h)
 };
 
 // A small binary float format of kWidth bits: sign, exponent, kMant mantissa bits.
@@ -227,6 +229,7 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DI32>> F8ToF32Bits(DI32 di32, hn::Vec<DI
       hn::BitCast(du32, hn::Sub(hn::BitCast(df, hn::Add(abs_u, magic)), hn::BitCast(df, magic)));
   const auto value = hn::Or(
       hn::IfThenElse(hn::RebindMask(du32, hn::Lt(abs, hn::Set(di32, 1 << 23))), sub, normal), sign);
+  if (F::kKind == F8Specials::kNone) return value;
   const auto qnan = hn::Set(du32, 0x7FC00000u);
   if (F::kKind == F8Specials::kFn) {
     const auto is_nan = hn::Eq(abs, hn::Set(di32, static_cast<int32_t>(F::kMagMask << kShift)));

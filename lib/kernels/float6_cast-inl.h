@@ -1,0 +1,338 @@
+// Kernels between the 6-bit float formats (FLOAT6E2M3, FLOAT6E3M2) and FLOAT, FLOAT16,
+// BFLOAT16.
+//
+// Pairs:    FLOAT, FLOAT16, BFLOAT16 -> FLOAT6E2M3, FLOAT6E3M2 and back (12 kernels). The
+//           other pairs of the two formats run through FLOAT (the route plan's hub).
+// Rounding: the source's float32 bits (FLOAT16 and BFLOAT16 widened exactly, as in
+//           subbyte_cast-inl.h) are rounded to nearest even by the float8 codec's
+//           F32BitsToF8 with the 6-bit format's fields (float8_codec-inl.h), always
+//           saturating: |x| is clamped to the largest magnitude (7.5, 28) first, so +-Inf
+//           and overflow give +-max (docs/semantics.md, "float6").
+// NaN:      replaced before rounding by a zero with the sign flipped: a NaN whose sign bit
+//           is 0 gives 0x20 (-0), one whose sign bit is 1 gives 0x00, as FLOAT4E2M1.
+// Decoding: exact. F8ToF32Bits on the sign-extended code; FLOAT16 bits from those (every
+//           non-zero 6-bit value is a normal float16: rebias and shift); BFLOAT16 bits are
+//           the top half of the float32 bits.
+// Packing:  four codes in three bytes, element i in bits [6i, 6i + 6) (docs/semantics.md,
+//           "Packing"). One u8 vector of codes (4V codes, V = Lanes(u32)) becomes V 24-bit
+//           groups in u32 lanes (shifts and masks); a byte shuffle within each 16-byte
+//           block moves each block's three groups to its low 12 bytes, and a lane
+//           permutation gathers the 3V/4 group lanes, rotated to where they belong among
+//           three output vectors. Four code vectors fill three output vectors exactly,
+//           merged by blends on FirstN masks, so every store is a whole vector (streamed
+//           when large). Unpacking runs the same steps backwards. SCALAR packs four codes
+//           with integer shifts.
+// Chunks:   16V elements (four u8 vectors of codes, three vectors of packed bytes); SCALAR
+//           4. Tails go through DecodeLoop's zero-filled buffers (pack-inl.h): zero
+//           sources encode to code 0, so the padding bits of a partial last byte are 0.
+
+#if defined(TENSORCAST_LIB_KERNELS_FLOAT6_CAST_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_LIB_KERNELS_FLOAT6_CAST_INL_H_
+#undef TENSORCAST_LIB_KERNELS_FLOAT6_CAST_INL_H_
+#else
+#define TENSORCAST_LIB_KERNELS_FLOAT6_CAST_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "lib/kernels/float8_codec-inl.h"
+#include "lib/kernels/pack-inl.h"
+#include "lib/kernels/f32_helpers-inl.h"
+#include "tensorcast/cast_options.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace float6 {
+
+using FmtE2M3 = F8Format<6, 3, 1, 0x1F, F8Specials::kNone>;
+using FmtE3M2 = F8Format<6, 2, 3, 0x1F, F8Specials::kNone>;
+
+using DU32 = hn::ScalableTag<uint32_t>;
+using DI32 = hn::RebindToSigned<DU32>;
+using DF32 = hn::Rebind<float, DU32>;
+using DU16 = hn::Repartition<uint16_t, DU32>;
+using DU8V = hn::Repartition<uint8_t, DU32>;
+using DU8Q = hn::Rebind<uint8_t, DU32>;  // V bytes, one per u32 lane
+
+// float32 bits -> code of F (u32 lanes), RNE, saturating; NaN -> the zero of the other sign.
+template <class F>
+HWY_INLINE hn::Vec<DU32> CodeFromF32(hn::Vec<DU32> bits) {
+  const DU32 du32;
+  const DF32 df;
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(hn::BitCast(df, bits)));
+  const auto x = hn::IfThenElse(is_nan, hn::AndNot(bits, hn::Set(du32, 0x80000000u)), bits);
+  return F32BitsToF8<F, true>(du32, x);
+}
+
+// Codes of F (u32 lanes, < 64) -> float32 bits, exact.
+template <class F>
+HWY_INLINE hn::Vec<DU32> F32FromCode(hn::Vec<DU32> code) {
+  const DI32 di32;
+  const auto sext = hn::ShiftRight<26>(hn::BitCast(di32, hn::ShiftLeft<26>(code)));
+  return F8ToF32Bits<F>(di32, sext);
+}
+
+// float32 bits of a 6-bit value -> its FLOAT16 bits (u32 lanes): non-zero magnitudes are
+// normal float16 numbers (>= 2^-4), so rebiasing the exponent and dropping 13 zero
+// fraction bits is exact.
+HWY_INLINE hn::Vec<DU32> F16BitsOfF32(hn::Vec<DU32> bits) {
+  const DU32 du32;
+  const auto a = hn::And(bits, hn::Set(du32, 0x7FFFFFFFu));
+  const auto mag = hn::IfThenZeroElse(hn::Eq(a, hn::Zero(du32)),
+                                      hn::Sub(hn::ShiftRight<13>(a), hn::Set(du32, 112u << 10)));
+  return hn::Or(mag, hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 0x8000u)));
+}
+
+#if HWY_TARGET != HWY_SCALAR
+
+// Lane permutations of the packing, per call (they depend on the vector length only).
+// V u32 lanes per vector, G = 3V/4 group lanes per code vector.
+struct Layout {
+  static constexpr size_t kMaxLanes = HWY_MAX_BYTES / 4;
+  // pack[k]: lane l of output k's contribution <- shuffled lane of group (l - k*G) mod V.
+  // unpack[k]: lane j (j % 4 < 3) <- packed lane (k*G + j - j/4) mod V.
+  alignas(64) int32_t pack[4][kMaxLanes];
+  alignas(64) int32_t unpack[4][kMaxLanes];
+  size_t v;
+
+  Layout() : v(hn::Lanes(DU32())) {
+    const size_t g = 3 * v / 4;
+    for (size_t k = 0; k < 4; ++k) {
+      for (size_t l = 0; l < v; ++l) {
+        const size_t m = (l + v * 4 - k * g % v) % v;  // group index within code vector k
+        pack[k][l] = m < g ? static_cast<int32_t>(m + m / 3) : 0;
+        unpack[k][l] = l % 4 == 3 ? 0 : static_cast<int32_t>((k * g + l - l / 4) % v);
+      }
+    }
+  }
+};
+
+// One u8 vector of codes (< 64) -> V 24-bit groups (u32 lanes): group q holds codes
+// 4q .. 4q+3, code r in bits [6r, 6r + 6).
+HWY_INLINE hn::Vec<DU32> GroupsFromCodes(hn::Vec<DU8V> codes) {
+  const DU32 du32;
+  const auto x = hn::BitCast(du32, codes);
+  const auto c0 = hn::And(x, hn::Set(du32, 0x3Fu));
+  const auto c1 = hn::And(hn::ShiftRight<2>(x), hn::Set(du32, 0x3Fu << 6));
+  const auto c2 = hn::And(hn::ShiftRight<4>(x), hn::Set(du32, 0x3Fu << 12));
+  const auto c3 = hn::And(hn::ShiftRight<6>(x), hn::Set(du32, 0x3Fu << 18));
+  return hn::Or(hn::Or(c0, c1), hn::Or(c2, c3));
+}
+
+// The inverse of GroupsFromCodes (bits 24-31 of each lane are ignored).
+HWY_INLINE hn::Vec<DU8V> CodesFromGroups(hn::Vec<DU32> v) {
+  const DU32 du32;
+  const auto c0 = hn::And(v, hn::Set(du32, 0x3Fu));
+  const auto c1 = hn::And(hn::ShiftLeft<2>(v), hn::Set(du32, 0x3Fu << 8));
+  const auto c2 = hn::And(hn::ShiftLeft<4>(v), hn::Set(du32, 0x3Fu << 16));
+  const auto c3 = hn::And(hn::ShiftLeft<6>(v), hn::Set(du32, 0x3Fu << 24));
+  return hn::BitCast(DU8V(), hn::Or(hn::Or(c0, c1), hn::Or(c2, c3)));
+}
+
+// Code vector k's groups, their three bytes each contiguous, rotated to their lanes of
+// the output vectors (Layout::pack[k]).
+HWY_INLINE hn::Vec<DU32> PlacedGroups(const Layout& t, size_t k, hn::Vec<DU8V> codes) {
+  const DU32 du32;
+  const DU8V du8;
+  alignas(16) static constexpr uint8_t kSqueeze[16] = {0, 1,  2,  4,  5,  6,  8,  9,
+                                                       10, 12, 13, 14, 15, 15, 15, 15};
+  const auto groups = hn::BitCast(du8, GroupsFromCodes(codes));
+  const auto squeezed = hn::BitCast(du32, hn::TableLookupBytes(groups, hn::LoadDup128(du8, kSqueeze)));
+  return hn::TableLookupLanes(squeezed,
+                              hn::IndicesFromVec(du32, hn::Load(DI32(), t.pack[k])));
+}
+
+// Four u8 vectors of codes -> three u8 vectors of packed bytes, stored at out.
+template <bool kStream>
+HWY_INLINE void PackFour(const Layout& t, hn::Vec<DU8V> c0, hn::Vec<DU8V> c1, hn::Vec<DU8V> c2,
+                         hn::Vec<DU8V> c3, uint8_t* HWY_RESTRICT out) {
+  const DU32 du32;
+  const DU8V du8;
+  const size_t v = t.v;
+  const auto p0 = PlacedGroups(t, 0, c0);
+  const auto p1 = PlacedGroups(t, 1, c1);
+  const auto p2 = PlacedGroups(t, 2, c2);
+  const auto p3 = PlacedGroups(t, 3, c3);
+  const size_t bytes = hn::Lanes(du8);
+  StoreOut<kStream>(hn::BitCast(du8, hn::IfThenElse(hn::FirstN(du32, 3 * v / 4), p0, p1)), du8,
+                    out);
+  StoreOut<kStream>(hn::BitCast(du8, hn::IfThenElse(hn::FirstN(du32, v / 2), p1, p2)), du8,
+                    out + bytes);
+  StoreOut<kStream>(hn::BitCast(du8, hn::IfThenElse(hn::FirstN(du32, v / 4), p2, p3)), du8,
+                    out + 2 * bytes);
+}
+
+// Code vector k (of four) from the three packed vectors whose lanes hold its groups,
+// `first` and `second` blended by `take_second` (Layout::unpack[k]).
+HWY_INLINE hn::Vec<DU8V> UnpackOne(const Layout& t, size_t k, hn::Vec<DU32> packed) {
+  const DU32 du32;
+  const DU8V du8;
+  alignas(16) static constexpr uint8_t kSpread[16] = {0, 1, 2,  0x80, 3, 4,  5,  0x80,
+                                                      6, 7, 8,  0x80, 9, 10, 11, 0x80};
+  const auto gathered =
+      hn::TableLookupLanes(packed, hn::IndicesFromVec(du32, hn::Load(DI32(), t.unpack[k])));
+  const auto spread =
+      hn::TableLookupBytesOr0(hn::BitCast(du8, gathered), hn::LoadDup128(du8, kSpread));
+  return CodesFromGroups(hn::BitCast(du32, spread));
+}
+
+// Three u8 vectors of packed bytes at `in` -> four u8 vectors of codes into codes[0 .. 4L).
+HWY_INLINE void UnpackThree(const Layout& t, const uint8_t* HWY_RESTRICT in,
+                            uint8_t* HWY_RESTRICT codes) {
+  const DU32 du32;
+  const DU8V du8;
+  const size_t v = t.v, bytes = hn::Lanes(du8);
+  const auto in0 = hn::BitCast(du32, hn::LoadU(du8, in));
+  const auto in1 = hn::BitCast(du32, hn::LoadU(du8, in + bytes));
+  const auto in2 = hn::BitCast(du32, hn::LoadU(du8, in + 2 * bytes));
+  hn::Store(UnpackOne(t, 0, in0), du8, codes);
+  hn::Store(UnpackOne(t, 1, hn::IfThenElse(hn::FirstN(du32, v / 2), in1, in0)), du8,
+            codes + bytes);
+  hn::Store(UnpackOne(t, 2, hn::IfThenElse(hn::FirstN(du32, v / 4), in2, in1)), du8,
+            codes + 2 * bytes);
+  hn::Store(UnpackOne(t, 3, in2), du8, codes + 3 * bytes);
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// Elements per chunk: four u8 vectors of codes (SCALAR: four codes).
+HWY_INLINE size_t Chunk() {
+#if HWY_TARGET == HWY_SCALAR
+  return 4;
+#else
+  return 4 * hn::Lanes(DU8V());
+#endif
+}
+
+// FLOAT (kSrcBits 32), FLOAT16 (16) or BFLOAT16 (16 with kBf16) -> codes of F, packed.
+template <class F, int kSrcBits, bool kBf16 = false>
+HWY_INLINE void Encode(const void* src, void* dst, size_t count) {
+  const DU32 du32;
+  const size_t n = hn::Lanes(du32);
+  const auto code = [&](const uint8_t* in, size_t j) TENSORCAST_LAMBDA_INLINE {
+    if constexpr (kSrcBits == 32) {
+      return CodeFromF32<F>(hn::LoadU(du32, reinterpret_cast<const uint32_t*>(in) + j * n));
+    } else if constexpr (kBf16) {
+      return CodeFromF32<F>(F32BitsFromBF16(reinterpret_cast<const uint16_t*>(in) + j * n));
+    } else {
+      return CodeFromF32<F>(F32BitsFromF16(reinterpret_cast<const uint16_t*>(in) + j * n));
+    }
+  };
+#if HWY_TARGET == HWY_SCALAR
+  DecodeLoop<kSrcBits, 6, true>(
+      src, dst, count, Chunk(), [&](const uint8_t* in, uint8_t* out, auto) {
+        uint32_t c[4];
+        for (size_t j = 0; j < 4; ++j) c[j] = hn::GetLane(code(in, j));
+        out[0] = static_cast<uint8_t>(c[0] | c[1] << 6);
+        out[1] = static_cast<uint8_t>(c[1] >> 2 | c[2] << 4);
+        out[2] = static_cast<uint8_t>(c[2] >> 4 | c[3] << 2);
+      });
+#else
+  const Layout t;
+  DecodeLoop<kSrcBits, 6, true>(
+      src, dst, count, Chunk(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+        const auto vec = [&](size_t q) TENSORCAST_LAMBDA_INLINE {
+          return NarrowBytes(du32, code(in, 4 * q), code(in, 4 * q + 1), code(in, 4 * q + 2),
+                             code(in, 4 * q + 3));
+        };
+        PackFour<decltype(stream)::value>(t, vec(0), vec(1), vec(2), vec(3), out);
+      });
+#endif
+}
+
+// Packed codes of F -> FLOAT (kOut 32), FLOAT16 (16) or BFLOAT16 (16 with kBf16).
+template <class F, int kOut, bool kBf16 = false>
+HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
+  const DU32 du32;
+  // Output bits of codes (u32 lanes): float32, or float16/bfloat16 in the low 16 bits.
+  const auto value = [](hn::Vec<DU32> c) TENSORCAST_LAMBDA_INLINE {
+    const auto bits = F32FromCode<F>(c);
+    if constexpr (kOut == 32) {
+      return bits;
+    } else if constexpr (kBf16) {
+      return hn::ShiftRight<16>(bits);
+    } else {
+      return F16BitsOfF32(bits);
+    }
+  };
+#if HWY_TARGET == HWY_SCALAR
+  DecodeLoop<6, kOut>(src, dst, count, Chunk(), [&](const uint8_t* in, uint8_t* out, auto) {
+    const uint32_t w = in[0] | static_cast<uint32_t>(in[1]) << 8 | static_cast<uint32_t>(in[2]) << 16;
+    for (size_t j = 0; j < 4; ++j) {
+      const uint32_t v = hn::GetLane(value(hn::Set(du32, (w >> (6 * j)) & 0x3F)));
+      if constexpr (kOut == 32) {
+        std::memcpy(out + 4 * j, &v, 4);
+      } else {
+        const auto h = static_cast<uint16_t>(v);
+        std::memcpy(out + 2 * j, &h, 2);
+      }
+    }
+  });
+#else
+  const Layout t;
+  const DU8Q du8q;
+  const size_t n = hn::Lanes(du32);
+  DecodeLoop<6, kOut>(
+      src, dst, count, Chunk(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+        constexpr bool kStream = decltype(stream)::value;
+        HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
+        UnpackThree(t, in, codes);
+        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
+        };
+        if constexpr (kOut == 32) {
+          for (size_t j = 0; j < 16; ++j) {
+            StoreOut<kStream>(at(j), du32, reinterpret_cast<uint32_t*>(out) + j * n);
+          }
+        } else {
+          const DU16 du16;
+          for (size_t j = 0; j < 8; ++j) {
+            const auto lo = hn::BitCast(du16, at(2 * j));
+            const auto hi = hn::BitCast(du16, at(2 * j + 1));
+            StoreOut<kStream>(hn::ConcatEven(du16, hi, lo), du16,
+                              reinterpret_cast<uint16_t*>(out) + 2 * j * n);
+          }
+        }
+      });
+#endif
+}
+
+}  // namespace float6
+
+// ------------------------------------------------------------------ registry kernels
+
+#define TENSORCAST_FLOAT6_KERNEL(name, body) \
+  void name(const void* src, void* dst, size_t count, const CastOptions&) { body; }
+
+TENSORCAST_FLOAT6_KERNEL(CastF32ToF6E2M3, (float6::Encode<float6::FmtE2M3, 32>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF32ToF6E3M2, (float6::Encode<float6::FmtE3M2, 32>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF16ToF6E2M3, (float6::Encode<float6::FmtE2M3, 16>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF16ToF6E3M2, (float6::Encode<float6::FmtE3M2, 16>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastBF16ToF6E2M3,
+                         (float6::Encode<float6::FmtE2M3, 16, true>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastBF16ToF6E3M2,
+                         (float6::Encode<float6::FmtE3M2, 16, true>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E2M3ToF32, (float6::Decode<float6::FmtE2M3, 32>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E3M2ToF32, (float6::Decode<float6::FmtE3M2, 32>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E2M3ToF16, (float6::Decode<float6::FmtE2M3, 16>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E3M2ToF16, (float6::Decode<float6::FmtE3M2, 16>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E2M3ToBF16,
+                         (float6::Decode<float6::FmtE2M3, 16, true>(src, dst, count)))
+TENSORCAST_FLOAT6_KERNEL(CastF6E3M2ToBF16,
+                         (float6::Decode<float6::FmtE3M2, 16, true>(src, dst, count)))
+
+#undef TENSORCAST_FLOAT6_KERNEL
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_LIB_KERNELS_FLOAT6_CAST_INL_H_
