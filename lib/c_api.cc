@@ -138,6 +138,20 @@ int Report(const Status& s, tc_error* err) noexcept {
               s.elements_written());
 }
 
+// CastLike's types: TC_UNSUPPORTED for a Cast type that CastLike (opsets 15-25) does not
+// list (the FLOAT6 types); every other type error is left to the Cast checks.
+int CheckCastLikeTypes(int32_t src_type, int32_t like_type, tc_error* err) {
+  for (int32_t code : {src_type, like_type}) {
+    const auto t = static_cast<DataType>(code);
+    if (tensorcast::check::IsCastType(t) && !tensorcast::check::IsCastLikeType(t)) {
+      const Status s =
+          tensorcast::check::CastLikeTypeError(t, code == src_type ? "src_type" : "like_type");
+      return Report(Status(s.code(), "tc_cast_like: " + s.message()), err);
+    }
+  }
+  return TC_OK;
+}
+
 // Runs `body` (returning int), turning any exception into TC_INTERNAL.
 template <class Body>
 int Guard(tc_error* err, Body&& body) noexcept {
@@ -329,8 +343,10 @@ TC_API int tc_cast(const void* src, int32_t src_type, void* dst, int32_t dst_typ
 
 TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t like_type,
                         size_t count, int saturate, int round_mode, tc_error* err) {
-  // CastLike is Cast to like_type (tensorcast::CastLike does exactly that).
+  // CastLike is Cast to like_type, for the types CastLike's opsets list.
   return Guard(err, [&] {
+    const int code = CheckCastLikeTypes(src_type, like_type, err);
+    if (code != TC_OK) return code;
     return CastImpl(src, src_type, dst, like_type, count, saturate, round_mode, err);
   });
 }
@@ -348,7 +364,11 @@ TC_API int tc_cast_ex(const void* src, int32_t src_type, void* dst, int32_t dst_
 
 TC_API int tc_cast_like_ex(const void* src, int32_t src_type, void* dst, int32_t like_type,
                            size_t count, const tc_options* options, tc_error* err) {
-  return tc_cast_ex(src, src_type, dst, like_type, count, options, err);
+  return Guard(err, [&] {
+    const int code = CheckCastLikeTypes(src_type, like_type, err);
+    if (code != TC_OK) return code;
+    return tc_cast_ex(src, src_type, dst, like_type, count, options, err);
+  });
 }
 
 TC_API tc_thread_pool* tc_thread_pool_create(size_t num_threads) {

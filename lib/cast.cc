@@ -143,12 +143,19 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
 
 Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
                 const CastOptions& options) {
+  // Cast reports every other argument error, as for Cast.
+  for (DataType t : {src_type, like_type}) {
+    if (check::IsCastType(t) && !check::IsCastLikeType(t)) {
+      const Status s = check::CastLikeTypeError(t, t == src_type ? "source type" : "like type");
+      return Status(s.code(), "CastLike: " + s.message());
+    }
+  }
   return Cast(src, src_type, dst, like_type, count, options);
 }
 
 Status CheckCastOpset(int opset, DataType from, DataType to, bool cast_like) {
   const char* op = cast_like ? "CastLike" : "Cast";
-  if (opset < 1 || (cast_like ? opset < 15 || opset > 25 : opset > 28)) {
+  if (opset < 1 || (cast_like ? opset < 15 || opset > check::kCastLikeMaxOpset : opset > 28)) {
     return Status(StatusCode::kUnsupported, std::string(op) + ": opset " + std::to_string(opset) +
                                                 " is not supported (Cast 1-28, CastLike 15-25)");
   }

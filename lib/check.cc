@@ -19,6 +19,14 @@ Status CastTypeError(DataType type, const char* argument) {
                 std::string(argument) + ": " + TypeLabel(type) + " is not supported by Cast");
 }
 
+Status CastLikeTypeError(DataType type, const char* argument) {
+  if (!IsCastType(type)) return CastTypeError(type, argument);
+  return Status(StatusCode::kUnsupported,
+                std::string(argument) + ": " + TypeLabel(type) + " is a type of Cast from opset " +
+                    std::to_string(Facts(type).cast_since) + "; CastLike (opsets 15-" +
+                    std::to_string(kCastLikeMaxOpset) + ") does not accept it: use Cast");
+}
+
 Status NumericCastTypeError(DataType type, const char* argument) {
   if (!IsCastType(type)) return CastTypeError(type, argument);
   return Status(StatusCode::kUnsupported,

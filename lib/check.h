@@ -26,6 +26,9 @@ namespace check {
 // "NAME (code)", as every message names a type.
 std::string TypeLabel(DataType type);
 
+// The newest opset of CastLike (onnx 1.23).
+inline constexpr int kCastLikeMaxOpset = 25;
+
 // A type with a row in the type table: else kInvalidArgument "unknown data type code N".
 inline bool IsKnownType(DataType type) { return IsValidDataType(type); }
 Status UnknownTypeError(DataType type, const char* argument);
@@ -34,6 +37,14 @@ Status UnknownTypeError(DataType type, const char* argument);
 // kUnsupported "NAME (N) is not supported by Cast".
 inline bool IsCastType(DataType type) { return IsCastable(type); }
 Status CastTypeError(DataType type, const char* argument);
+
+// A type CastLike converts: a Cast type that CastLike's newest opset (25) lists, so not
+// FLOAT6E2M3 / FLOAT6E3M2 (Cast-28 types): else as IsCastType, or kUnsupported "NAME (N)
+// is a type of Cast from opset 28; CastLike (opsets 15-25) does not accept it".
+inline bool IsCastLikeType(DataType type) {
+  return IsCastable(type) && Facts(type).cast_since <= kCastLikeMaxOpset;
+}
+Status CastLikeTypeError(DataType type, const char* argument);
 
 // A type Cast converts other than STRING: else as IsCastType, or kUnsupported "NAME (N) is
 // not a numeric type".

@@ -68,12 +68,14 @@ const TypeRow kTypes[] = {
     {DT::kFloat8E8M0, 24, "FLOAT8E8M0", 8},
     {DT::kUint2, 25, "UINT2", 2},
     {DT::kInt2, 26, "INT2", 2},
+    {DT::kFloat6E2M3, 27, "FLOAT6E2M3", 6},
+    {DT::kFloat6E3M2, 28, "FLOAT6E3M2", 6},
 };
 
-// The 24 types Cast accepts: 1..26 without the two complex types.
+// The 26 types Cast accepts: 1..28 without the two complex types.
 std::vector<DT> CastableTypes() {
   std::vector<DT> v;
-  for (int c = 1; c <= 26; ++c) {
+  for (int c = 1; c <= 28; ++c) {
     if (c != 14 && c != 15) v.push_back(static_cast<DT>(c));
   }
   return v;
@@ -89,7 +91,7 @@ std::string Lower(std::string s) {
 // ---------------------------------------------------------------------------------------
 
 TEST(DataTypes, CodesNamesWidths) {
-  EXPECT_EQ(kMaxDataTypeCode, 26);
+  EXPECT_EQ(kMaxDataTypeCode, 28);
   for (const TypeRow& r : kTypes) {
     EXPECT_EQ(static_cast<int>(r.type), r.code) << r.name;
     EXPECT_STREQ(DataTypeName(r.type), r.name) << r.code;
@@ -97,7 +99,7 @@ TEST(DataTypes, CodesNamesWidths) {
     EXPECT_EQ(IsValidDataType(r.type), r.code != 0) << r.name;
     EXPECT_EQ(IsCastable(r.type), r.code != 0 && r.code != 14 && r.code != 15) << r.name;
   }
-  for (int code : {-1, 27, 99, 1000, INT32_MIN, INT32_MAX}) {
+  for (int code : {-1, 29, 99, 1000, INT32_MIN, INT32_MAX}) {
     const DT t = static_cast<DT>(code);
     EXPECT_STREQ(DataTypeName(t), "INVALID") << code;
     EXPECT_EQ(BitWidth(t), 0) << code;
@@ -120,6 +122,9 @@ TEST(DataTypes, ParseAccepted) {
       {"FLOAT", DT::kFloat},
       {"1", DT::kFloat},
       {"26", DT::kInt2},
+      {"28", DT::kFloat6E3M2},
+      {"float6_e2m3fn", DT::kFloat6E2M3},
+      {"tensor(float6e3m2)", DT::kFloat6E3M2},
       {" INT4 ", DT::kInt4},
       {"tensor(float16)", DT::kFloat16},
       {"TENSOR(INT64)", DT::kInt64},
@@ -152,7 +157,7 @@ TEST(DataTypes, ParseAccepted) {
 
 TEST(DataTypes, ParseRejected) {
   for (const char* text :
-       {"0", "foo", "27", "99", "-1", "", " ", "UNDEFINED", "undefined", "tensor()", "tensor(foo)",
+       {"0", "foo", "29", "99", "-1", "", " ", "UNDEFINED", "undefined", "tensor()", "tensor(foo)",
         "tensor(0)", "FLOAT8", "1.0", "0x11", "FLOAT 16", "tensor(float"}) {
     DT out = DT::kUndefined;
     const Status s = ParseDataType(text, &out);
@@ -231,7 +236,7 @@ TEST(DataTypes, StorageBytesOverflowAndInvalid) {
     EXPECT_NE(s.message().find(std::to_string(r.count)), std::string::npos)
         << "the overflowing count should be named: " << s.message();
   }
-  for (int code : {0, -1, 27, 99}) {
+  for (int code : {0, -1, 29, 99}) {
     const DT t = static_cast<DT>(code);
     EXPECT_EQ(StorageBytes(t, 0), SIZE_MAX) << code;
     EXPECT_EQ(StorageBytes(t, 1), SIZE_MAX) << code;
@@ -247,8 +252,9 @@ TEST(DataTypes, StorageBytesOverflowAndInvalid) {
 // ---------------------------------------------------------------------------------------
 
 // cast.h: Cast 1/6: numeric + bool; 9: + STRING; 13: + BFLOAT16; 19: + four float8 types;
-// 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2. CastLike from 15
-// (ref: Cast schema opsets). Checked for every opset 1..25 and every pair.
+// 21: + INT4/UINT4; 23: + FLOAT4E2M1; 24: + FLOAT8E8M0; 25: + INT2/UINT2; 28: + FLOAT6E2M3,
+// FLOAT6E3M2. CastLike from 15 to 25 (ref: Cast and CastLike schema opsets, onnx 1.23).
+// Checked for every opset 1..29 and every pair.
 int SinceOpset(DT t) {
   switch (t) {
     case DT::kString: return 9;
@@ -263,22 +269,45 @@ int SinceOpset(DT t) {
     case DT::kFloat8E8M0: return 24;
     case DT::kUint2:
     case DT::kInt2: return 25;
+    case DT::kFloat6E2M3:
+    case DT::kFloat6E3M2: return 28;
     default: return 1;
   }
 }
 
 TEST(Opset, EveryOpsetEveryPair) {
   const std::vector<DT> types = CastableTypes();
-  for (int opset = 1; opset <= 25; ++opset) {
+  for (int opset = 1; opset <= 29; ++opset) {
     for (DT from : types) {
       for (DT to : types) {
-        const bool cast_ok = opset >= SinceOpset(from) && opset >= SinceOpset(to);
+        const bool cast_ok = opset <= 28 && opset >= SinceOpset(from) && opset >= SinceOpset(to);
         EXPECT_EQ(CheckCastOpset(opset, from, to).ok(), cast_ok)
             << "Cast-" << opset << " " << DataTypeName(from) << " -> " << DataTypeName(to);
-        EXPECT_EQ(CheckCastOpset(opset, from, to, true).ok(), cast_ok && opset >= 15)
+        EXPECT_EQ(CheckCastOpset(opset, from, to, true).ok(), cast_ok && opset >= 15 && opset <= 25)
             << "CastLike-" << opset << " " << DataTypeName(from) << " -> " << DataTypeName(to);
       }
     }
+  }
+}
+
+// CastLike's newest opset (25) lists no FLOAT6 type: CastLike refuses them, naming the
+// argument, and writes nothing; Cast converts the same pair.
+TEST(Opset, CastLikeRefusesTheFloat6Types) {
+  const float src[3] = {1.0f, -2.5f, 7.5f};
+  for (DT f6 : {DT::kFloat6E2M3, DT::kFloat6E3M2}) {
+    uint8_t dst[3] = {0xA5, 0xA5, 0xA5};
+    Status s = CastLike(src, DT::kFloat, dst, f6, 3);
+    EXPECT_EQ(s.code(), StatusCode::kUnsupported) << DataTypeName(f6);
+    EXPECT_NE(s.message().find("like type: " + std::string(DataTypeName(f6))), std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find("CastLike (opsets 15-25)"), std::string::npos) << s.message();
+    EXPECT_EQ(dst[0], 0xA5);
+    s = CastLike(dst, f6, const_cast<float*>(src), DT::kFloat, 1);
+    EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+    EXPECT_NE(s.message().find("source type"), std::string::npos) << s.message();
+    EXPECT_TRUE(Cast(src, DT::kFloat, dst, f6, 3).ok());
+    EXPECT_TRUE(CheckCastOpset(28, DT::kFloat, f6).ok());
+    EXPECT_FALSE(CheckCastOpset(25, DT::kFloat, f6, true).ok());
   }
 }
 
@@ -419,8 +448,8 @@ const ErrorCase kErrors[] = {
      StatusCode::kInvalidArgument, nullptr},
     {"source code -1", static_cast<DT>(-1), DT::kFloat, 4, false, false, kDefault,
      StatusCode::kInvalidArgument, nullptr},
-    {"target code 27", DT::kFloat, static_cast<DT>(27), 4, false, false, kDefault,
-     StatusCode::kInvalidArgument, "27"},
+    {"target code 29", DT::kFloat, static_cast<DT>(29), 4, false, false, kDefault,
+     StatusCode::kInvalidArgument, "29"},
     {"unknown type with count 0", static_cast<DT>(99), DT::kFloat, 0, false, false, kDefault,
      StatusCode::kInvalidArgument, nullptr},
     {"complex64 source", DT::kComplex64, DT::kFloat, 4, false, false, kDefault,
@@ -520,7 +549,8 @@ TEST(ArgumentErrors, CountZeroWithNullIsOk) {
       Bytes buf(8, kFill);
       EXPECT_TRUE(Cast(nullptr, from, nullptr, to, 0).ok())
           << DataTypeName(from) << " -> " << DataTypeName(to);
-      EXPECT_TRUE(CastLike(nullptr, from, nullptr, to, 0).ok())
+      const bool like = CheckCastOpset(25, from, to, true).ok();
+      EXPECT_EQ(CastLike(nullptr, from, nullptr, to, 0).ok(), like)
           << DataTypeName(from) << " -> " << DataTypeName(to);
       if (from != DT::kString && to != DT::kString) {
         EXPECT_TRUE(Cast(buf.data(), from, nullptr, to, 0).ok());
@@ -617,8 +647,11 @@ TEST(EveryPair, SmallCountsSucceedWithinStorageBytesAndKeepTheSource) {
 // positions).
 uint64_t ElementBits(const Bytes& b, DT t, size_t i) {
   const size_t bits = static_cast<size_t>(BitWidth(t));
-  if (bits < 8) {
-    return (b[i * bits / 8] >> (i * bits % 8)) & ((1u << bits) - 1);
+  if (bits < 8) {  // bits [i * bits, (i + 1) * bits): a 6-bit code may cross a byte
+    const size_t bit = i * bits;
+    unsigned v = b[bit / 8] >> (bit % 8);
+    if (bit % 8 + bits > 8) v |= static_cast<unsigned>(b[bit / 8 + 1]) << (8 - bit % 8);
+    return v & ((1u << bits) - 1);
   }
   uint64_t v = 0;
   std::memcpy(&v, b.data() + i * bits / 8, bits / 8);

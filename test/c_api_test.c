@@ -179,6 +179,11 @@ static void test_cast_errors(void) {
   EXPECT(tc_cast(f, TC_TYPE_FLOAT, bytes, TC_TYPE_COMPLEX128, 1, 1, TC_ROUND_UP, &err),
          TC_UNSUPPORTED, "COMPLEX128");
   EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, h, 77, 1, 1, TC_ROUND_UP, &err), TC_INVALID_ARGUMENT, "77");
+  /* CastLike (opsets 15-25) does not list the FLOAT6 types of Cast-28. */
+  EXPECT(tc_cast_like(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT6E2M3, 1, 1, TC_ROUND_UP, &err),
+         TC_UNSUPPORTED, "like_type: FLOAT6E2M3");
+  EXPECT(tc_cast_like_ex(f, TC_TYPE_FLOAT6E3M2, h, TC_TYPE_FLOAT, 1, NULL, &err), TC_UNSUPPORTED,
+         "src_type: FLOAT6E3M2");
   /* round_mode is checked for every target. */
   EXPECT(tc_cast(f, TC_TYPE_FLOAT, h, TC_TYPE_FLOAT16, 1, 1, 3, &err), TC_INVALID_ARGUMENT,
          "round_mode");
@@ -1132,7 +1137,7 @@ static void test_types(void) {
   CHECK(strcmp(tc_type_name(TC_TYPE_FLOAT8E4M3FN), "FLOAT8E4M3FN") == 0);
   CHECK(strcmp(tc_type_name(TC_TYPE_INT2), "INT2") == 0);
   CHECK(strcmp(tc_type_name(TC_TYPE_STRING), "STRING") == 0);
-  CHECK(tc_type_name(0) == NULL && tc_type_name(27) == NULL && tc_type_name(-1) == NULL);
+  CHECK(tc_type_name(0) == NULL && tc_type_name(29) == NULL && tc_type_name(-1) == NULL);
 
   EXPECT(tc_parse_type("float8e4m3fn", TC_NUL_TERMINATED, &t, &err), TC_OK, NULL);
   CHECK(t == TC_TYPE_FLOAT8E4M3FN);

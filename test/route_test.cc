@@ -31,7 +31,7 @@ RouteInfo Describe(DataType src, DataType dst, const std::string& target = "") {
   return info;
 }
 
-TEST(RoutePlan, TwentyFourCastableTypes) { EXPECT_EQ(CastableTypes().size(), 24u); }
+TEST(RoutePlan, TwentySixCastableTypes) { EXPECT_EQ(CastableTypes().size(), 26u); }
 
 TEST(RoutePlan, CompiledTargetsIncludeTheActiveOne) {
   const std::vector<std::string> targets = CompiledTargetNames();

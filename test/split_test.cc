@@ -41,9 +41,12 @@ size_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
 
 // Element `i` (bits-wide code) of a packed or byte buffer.
 uint64_t GetCode(const uint8_t* p, int bits, size_t i) {
-  if (bits < 8) {
+  if (bits < 8) {  // bits [i * bits, (i + 1) * bits): a 6-bit code may cross a byte
     const size_t bit = i * static_cast<size_t>(bits);
-    return (p[bit / 8] >> (bit % 8)) & ((1u << bits) - 1);
+    unsigned v = p[bit / 8] >> (bit % 8);
+    if (bit % 8 + static_cast<size_t>(bits) > 8)
+      v |= static_cast<unsigned>(p[bit / 8 + 1]) << (8 - bit % 8);
+    return v & ((1u << bits) - 1);
   }
   return 0;  // whole-byte elements are compared as bytes
 }
@@ -625,8 +628,8 @@ TEST_F(SplitErrors, ValidCallSucceeds) {
 
 TEST_F(SplitErrors, UnknownTypeCode) {
   ExpectError(Call(static_cast<DT>(0)), StatusCode::kInvalidArgument, {"unknown data type code 0"});
-  ExpectError(Call(static_cast<DT>(27)), StatusCode::kInvalidArgument,
-              {"unknown data type code 27"});
+  ExpectError(Call(static_cast<DT>(29)), StatusCode::kInvalidArgument,
+              {"unknown data type code 29"});
   ExpectError(Call(static_cast<DT>(-3)), StatusCode::kInvalidArgument,
               {"unknown data type code -3"});
 }

@@ -60,6 +60,8 @@ const Expected kExpected[] = {
   {DT::kFloat8E8M0,     24, "FLOAT8E8M0",       8, TK::kFloat,       24, "float8_e8m0fnu"},
   {DT::kUint2,          25, "UINT2",            2, TK::kUnsignedInt, 25, "uint2"},
   {DT::kInt2,           26, "INT2",             2, TK::kSignedInt,   25, "int2"},
+  {DT::kFloat6E2M3,     27, "FLOAT6E2M3",       6, TK::kFloat,       28, "float6_e2m3fn"},
+  {DT::kFloat6E3M2,     28, "FLOAT6E3M2",       6, TK::kFloat,       28, "float6_e3m2fn"},
 };
 // clang-format on
 
@@ -97,6 +99,8 @@ const CConstant kCConstants[] = {
     {DT::kFloat8E8M0, TC_TYPE_FLOAT8E8M0},
     {DT::kUint2, TC_TYPE_UINT2},
     {DT::kInt2, TC_TYPE_INT2},
+    {DT::kFloat6E2M3, TC_TYPE_FLOAT6E2M3},
+    {DT::kFloat6E3M2, TC_TYPE_FLOAT6E3M2},
 };
 
 // The float formats as IEEE 754, the OCP 8-bit and MX specs and the fnuz variants
@@ -120,6 +124,8 @@ const ExpectedFloat kExpectedFloats[] = {
   {DT::kFloat8E5M2FNUZ, 5,  2,   16, false, true,  NS::kFnuz},
   {DT::kFloat4E2M1,     2,  1,    1, false, false, NS::kNone},
   {DT::kFloat8E8M0,     8,  0,  127, false, true,  NS::kE8M0},
+  {DT::kFloat6E2M3,     2,  3,    1, false, false, NS::kNone},
+  {DT::kFloat6E3M2,     3,  2,    3, false, false, NS::kNone},
 };
 // clang-format on
 
@@ -138,9 +144,9 @@ bool In(DT type, std::initializer_list<DT> set) {
 }
 
 TEST(TypeFacts, EveryCodeHasOneEnumeratorAndOneCConstant) {
-  EXPECT_EQ(kMaxDataTypeCode, 26);
-  EXPECT_EQ(TC_MAX_TYPE_CODE, 26);
-  ASSERT_EQ(std::size(kExpected), 27u);
+  EXPECT_EQ(kMaxDataTypeCode, 28);
+  EXPECT_EQ(TC_MAX_TYPE_CODE, 28);
+  ASSERT_EQ(std::size(kExpected), 29u);
   for (int code = 0; code <= kMaxDataTypeCode; ++code) {
     int rows = 0;
     for (const Expected& e : kExpected) rows += e.code == code;
@@ -162,7 +168,7 @@ TEST(TypeFacts, RowsMatchTheSpecs) {
     EXPECT_STREQ(f.name, e.name);
     EXPECT_EQ(f.bits, e.bits);
     EXPECT_EQ(f.kind, e.kind);
-    EXPECT_EQ(f.packed, e.bits == 4 || e.bits == 2);
+    EXPECT_EQ(f.packed, e.bits == 6 || e.bits == 4 || e.bits == 2);
     EXPECT_EQ(f.cast_since, e.cast_since);
     if (e.numpy == nullptr) {
       EXPECT_EQ(f.numpy_name, nullptr);
@@ -183,7 +189,7 @@ TEST(TypeFacts, RowsMatchTheSpecs) {
 }
 
 TEST(TypeFacts, UnknownCodesGetTheSentinelRow) {
-  for (int code : {-1, 27, 99, 1000, INT32_MIN, INT32_MAX}) {
+  for (int code : {-1, 29, 99, 1000, INT32_MIN, INT32_MAX}) {
     const TypeFacts& f = Facts(static_cast<DT>(code));
     EXPECT_STREQ(f.name, "INVALID") << code;
     EXPECT_EQ(f.kind, TK::kUndefined) << code;
@@ -200,21 +206,23 @@ TEST(TypeFacts, PredicatesSelectTheListedTypes) {
                                 DT::kInt64, DT::kInt4,  DT::kInt2};
   const auto floats = {DT::kFloat,        DT::kDouble,         DT::kFloat16,    DT::kBfloat16,
                        DT::kFloat8E4M3FN, DT::kFloat8E4M3FNUZ, DT::kFloat8E5M2, DT::kFloat8E5M2FNUZ,
-                       DT::kFloat8E8M0,   DT::kFloat4E2M1};
-  const auto sub_byte = {DT::kInt4, DT::kUint4, DT::kFloat4E2M1, DT::kInt2, DT::kUint2};
+                       DT::kFloat8E8M0,   DT::kFloat4E2M1,     DT::kFloat6E2M3, DT::kFloat6E3M2};
+  const auto sub_byte = {DT::kInt4,  DT::kUint4,      DT::kFloat4E2M1, DT::kInt2,
+                         DT::kUint2, DT::kFloat6E2M3, DT::kFloat6E3M2};
   const auto small_codes = {
       DT::kInt8,       DT::kUint8,          DT::kBool,       DT::kFloat8E4M3FN, DT::kFloat8E4M3FNUZ,
       DT::kFloat8E5M2, DT::kFloat8E5M2FNUZ, DT::kFloat8E8M0, DT::kInt4,         DT::kUint4,
-      DT::kFloat4E2M1, DT::kInt2,           DT::kUint2};
+      DT::kFloat4E2M1, DT::kInt2,           DT::kUint2,      DT::kFloat6E2M3,   DT::kFloat6E3M2};
   const auto small_floats = {DT::kFloat16,        DT::kBfloat16,   DT::kFloat8E4M3FN,
                              DT::kFloat8E4M3FNUZ, DT::kFloat8E5M2, DT::kFloat8E5M2FNUZ,
-                             DT::kFloat8E8M0,     DT::kFloat4E2M1};
+                             DT::kFloat8E8M0,     DT::kFloat4E2M1, DT::kFloat6E2M3,
+                             DT::kFloat6E3M2};
   // Every value exact in float32, FLOAT itself excluded.
   const auto exact_in_f32 = {
       DT::kFloat16,        DT::kBfloat16,   DT::kFloat8E4M3FN, DT::kFloat8E4M3FNUZ, DT::kFloat8E5M2,
       DT::kFloat8E5M2FNUZ, DT::kFloat8E8M0, DT::kFloat4E2M1,   DT::kInt8,           DT::kUint8,
       DT::kInt16,          DT::kUint16,     DT::kInt4,         DT::kUint4,          DT::kInt2,
-      DT::kUint2,          DT::kBool};
+      DT::kUint2,          DT::kBool,       DT::kFloat6E2M3,   DT::kFloat6E3M2};
   for (int code = -1; code <= kMaxDataTypeCode + 1; ++code) {
     const auto t = static_cast<DT>(code);
     SCOPED_TRACE(DataTypeName(t));
@@ -249,7 +257,7 @@ TEST(TypeFacts, CheckCastOpsetAcceptsEachTypeFromItsFirstOpset) {
     if (e.cast_since == 0) continue;
     SCOPED_TRACE(e.name);
     EXPECT_TRUE(CheckCastOpset(e.cast_since, e.type, DT::kFloat).ok());
-    EXPECT_TRUE(CheckCastOpset(25, DT::kFloat, e.type).ok());
+    EXPECT_TRUE(CheckCastOpset(28, DT::kFloat, e.type).ok());
     if (e.cast_since > 1) {
       const Status s = CheckCastOpset(e.cast_since - 1, DT::kFloat, e.type);
       EXPECT_EQ(s.code(), StatusCode::kUnsupported);

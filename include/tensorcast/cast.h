@@ -36,6 +36,7 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
 
 // ONNX CastLike: Cast to the element type of a second tensor (`like_type`); the second
 // tensor's values and shape are not used. Unlike onnx.reference, round_mode is honoured.
+// CastLike's newest opset is 25: the FLOAT6 types (Cast-28) give kUnsupported.
 Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
                 const CastOptions& options = {});
 

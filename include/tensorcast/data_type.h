@@ -38,8 +38,8 @@ enum class DataType : int32_t {
   kInt4 = 22,        // packed two per byte, two's complement
   kFloat4E2M1 = 23,  // packed two per byte
   kFloat8E8M0 = 24,
-  kUint2 = 25,  // packed four per byte, element 0 in bits 0-1
-  kInt2 = 26,   // packed four per byte, two's complement
+  kUint2 = 25,       // packed four per byte, element 0 in bits 0-1
+  kInt2 = 26,        // packed four per byte, two's complement
   kFloat6E2M3 = 27,  // packed four in three bytes: element i in bits [6i, 6i + 6)
   kFloat6E3M2 = 28,  // packed four in three bytes
 };

@@ -112,8 +112,8 @@ typedef enum tc_data_type {
   TC_TYPE_INT4 = 22,       /* packed two per byte, two's complement */
   TC_TYPE_FLOAT4E2M1 = 23, /* packed two per byte */
   TC_TYPE_FLOAT8E8M0 = 24,
-  TC_TYPE_UINT2 = 25, /* packed four per byte, element 0 in bits 0-1 */
-  TC_TYPE_INT2 = 26,  /* packed four per byte, two's complement */
+  TC_TYPE_UINT2 = 25,      /* packed four per byte, element 0 in bits 0-1 */
+  TC_TYPE_INT2 = 26,       /* packed four per byte, two's complement */
   TC_TYPE_FLOAT6E2M3 = 27, /* packed four in three bytes: element i in bits [6i, 6i + 6) */
   TC_TYPE_FLOAT6E3M2 = 28  /* packed four in three bytes */
 } tc_data_type;
@@ -193,7 +193,8 @@ TC_API int tc_cast(const void* src, int32_t src_type, void* dst, int32_t dst_typ
                    int saturate, int round_mode, tc_error* err);
 
 /* ONNX CastLike: Cast to the element type of a second tensor, `like_type` (its values
- * and shape are not used). round_mode is honoured. Same buffers and errors as tc_cast. */
+ * and shape are not used). round_mode is honoured. Same buffers and errors as tc_cast;
+ * TC_UNSUPPORTED for the FLOAT6 types (Cast-28; CastLike's newest opset is 25). */
 TC_API int tc_cast_like(const void* src, int32_t src_type, void* dst, int32_t like_type,
                         size_t count, int saturate, int round_mode, tc_error* err);
 

@@ -144,7 +144,7 @@ Entry PlanPair(const TargetFacts& facts, DataType src, DataType dst) {
     return e;  // not planned: Cast falls back to the scalar reference (a test forbids it)
   }
   const bool table = !TableCodesFit(src) || !TableCodesFit(dst) ? false
-                     : e.row != nullptr ? TableBeatsKernel(facts, src, dst)
+                     : e.row != nullptr                         ? TableBeatsKernel(facts, src, dst)
                                         : IsSmallCode(src) && IsTableTarget(facts, src, dst);
   if (table) {
     bool sign_extend = false;

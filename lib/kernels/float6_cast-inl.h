@@ -38,9 +38,9 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/float8_codec-inl.h"
 #include "lib/kernels/pack-inl.h"
-#include "lib/kernels/f32_helpers-inl.h"
 #include "tensorcast/cast_options.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -140,12 +140,12 @@ HWY_INLINE hn::Vec<DU8V> CodesFromGroups(hn::Vec<DU32> v) {
 HWY_INLINE hn::Vec<DU32> PlacedGroups(const Layout& t, size_t k, hn::Vec<DU8V> codes) {
   const DU32 du32;
   const DU8V du8;
-  alignas(16) static constexpr uint8_t kSqueeze[16] = {0, 1,  2,  4,  5,  6,  8,  9,
+  alignas(16) static constexpr uint8_t kSqueeze[16] = {0,  1,  2,  4,  5,  6,  8,  9,
                                                        10, 12, 13, 14, 15, 15, 15, 15};
   const auto groups = hn::BitCast(du8, GroupsFromCodes(codes));
-  const auto squeezed = hn::BitCast(du32, hn::TableLookupBytes(groups, hn::LoadDup128(du8, kSqueeze)));
-  return hn::TableLookupLanes(squeezed,
-                              hn::IndicesFromVec(du32, hn::Load(DI32(), t.pack[k])));
+  const auto squeezed =
+      hn::BitCast(du32, hn::TableLookupBytes(groups, hn::LoadDup128(du8, kSqueeze)));
+  return hn::TableLookupLanes(squeezed, hn::IndicesFromVec(du32, hn::Load(DI32(), t.pack[k])));
 }
 
 // Four u8 vectors of codes -> three u8 vectors of packed bytes, stored at out.
@@ -173,8 +173,8 @@ HWY_INLINE void PackFour(const Layout& t, hn::Vec<DU8V> c0, hn::Vec<DU8V> c1, hn
 HWY_INLINE hn::Vec<DU8V> UnpackOne(const Layout& t, size_t k, hn::Vec<DU32> packed) {
   const DU32 du32;
   const DU8V du8;
-  alignas(16) static constexpr uint8_t kSpread[16] = {0, 1, 2,  0x80, 3, 4,  5,  0x80,
-                                                      6, 7, 8,  0x80, 9, 10, 11, 0x80};
+  alignas(16) static constexpr uint8_t kSpread[16] = {0, 1, 2, 0x80, 3, 4,  5,  0x80,
+                                                      6, 7, 8, 0x80, 9, 10, 11, 0x80};
   const auto gathered =
       hn::TableLookupLanes(packed, hn::IndicesFromVec(du32, hn::Load(DI32(), t.unpack[k])));
   const auto spread =
@@ -192,8 +192,7 @@ HWY_INLINE void UnpackThree(const Layout& t, const uint8_t* HWY_RESTRICT in,
   const auto in1 = hn::BitCast(du32, hn::LoadU(du8, in + bytes));
   const auto in2 = hn::BitCast(du32, hn::LoadU(du8, in + 2 * bytes));
   hn::Store(UnpackOne(t, 0, in0), du8, codes);
-  hn::Store(UnpackOne(t, 1, hn::IfThenElse(hn::FirstN(du32, v / 2), in1, in0)), du8,
-            codes + bytes);
+  hn::Store(UnpackOne(t, 1, hn::IfThenElse(hn::FirstN(du32, v / 2), in1, in0)), du8, codes + bytes);
   hn::Store(UnpackOne(t, 2, hn::IfThenElse(hn::FirstN(du32, v / 4), in2, in1)), du8,
             codes + 2 * bytes);
   hn::Store(UnpackOne(t, 3, in2), du8, codes + 3 * bytes);
@@ -225,14 +224,14 @@ HWY_INLINE void Encode(const void* src, void* dst, size_t count) {
     }
   };
 #if HWY_TARGET == HWY_SCALAR
-  DecodeLoop<kSrcBits, 6, true>(
-      src, dst, count, Chunk(), [&](const uint8_t* in, uint8_t* out, auto) {
-        uint32_t c[4];
-        for (size_t j = 0; j < 4; ++j) c[j] = hn::GetLane(code(in, j));
-        out[0] = static_cast<uint8_t>(c[0] | c[1] << 6);
-        out[1] = static_cast<uint8_t>(c[1] >> 2 | c[2] << 4);
-        out[2] = static_cast<uint8_t>(c[2] >> 4 | c[3] << 2);
-      });
+  DecodeLoop<kSrcBits, 6, true>(src, dst, count, Chunk(),
+                                [&](const uint8_t* in, uint8_t* out, auto) {
+                                  uint32_t c[4];
+                                  for (size_t j = 0; j < 4; ++j) c[j] = hn::GetLane(code(in, j));
+                                  out[0] = static_cast<uint8_t>(c[0] | c[1] << 6);
+                                  out[1] = static_cast<uint8_t>(c[1] >> 2 | c[2] << 4);
+                                  out[2] = static_cast<uint8_t>(c[2] >> 4 | c[3] << 2);
+                                });
 #else
   const Layout t;
   DecodeLoop<kSrcBits, 6, true>(
@@ -264,7 +263,8 @@ HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
   };
 #if HWY_TARGET == HWY_SCALAR
   DecodeLoop<6, kOut>(src, dst, count, Chunk(), [&](const uint8_t* in, uint8_t* out, auto) {
-    const uint32_t w = in[0] | static_cast<uint32_t>(in[1]) << 8 | static_cast<uint32_t>(in[2]) << 16;
+    const uint32_t w =
+        in[0] | static_cast<uint32_t>(in[1]) << 8 | static_cast<uint32_t>(in[2]) << 16;
     for (size_t j = 0; j < 4; ++j) {
       const uint32_t v = hn::GetLane(value(hn::Set(du32, (w >> (6 * j)) & 0x3F)));
       if constexpr (kOut == 32) {
@@ -279,29 +279,29 @@ HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
   const Layout t;
   const DU8Q du8q;
   const size_t n = hn::Lanes(du32);
-  DecodeLoop<6, kOut>(
-      src, dst, count, Chunk(),
-      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
-        constexpr bool kStream = decltype(stream)::value;
-        HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
-        UnpackThree(t, in, codes);
-        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
-          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
-        };
-        if constexpr (kOut == 32) {
-          for (size_t j = 0; j < 16; ++j) {
-            StoreOut<kStream>(at(j), du32, reinterpret_cast<uint32_t*>(out) + j * n);
-          }
-        } else {
-          const DU16 du16;
-          for (size_t j = 0; j < 8; ++j) {
-            const auto lo = hn::BitCast(du16, at(2 * j));
-            const auto hi = hn::BitCast(du16, at(2 * j + 1));
-            StoreOut<kStream>(hn::ConcatEven(du16, hi, lo), du16,
-                              reinterpret_cast<uint16_t*>(out) + 2 * j * n);
-          }
-        }
-      });
+  DecodeLoop<6, kOut>(src, dst, count, Chunk(),
+                      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+                        constexpr bool kStream = decltype(stream)::value;
+                        HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
+                        UnpackThree(t, in, codes);
+                        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+                          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
+                        };
+                        if constexpr (kOut == 32) {
+                          for (size_t j = 0; j < 16; ++j) {
+                            StoreOut<kStream>(at(j), du32,
+                                              reinterpret_cast<uint32_t*>(out) + j * n);
+                          }
+                        } else {
+                          const DU16 du16;
+                          for (size_t j = 0; j < 8; ++j) {
+                            const auto lo = hn::BitCast(du16, at(2 * j));
+                            const auto hi = hn::BitCast(du16, at(2 * j + 1));
+                            StoreOut<kStream>(hn::ConcatEven(du16, hi, lo), du16,
+                                              reinterpret_cast<uint16_t*>(out) + 2 * j * n);
+                          }
+                        }
+                      });
 #endif
 }
 

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "lib/type_facts.h"
+
 namespace tensorcast {
 namespace reference {
 namespace {
@@ -190,12 +192,32 @@ std::string Layout(bool neg, const char* digits, int n, int exp10, double abs_va
 }
 
 // Does the decimal digits * 10^(exp10 - n + 1) encode back to `code` in `type`?
+// Whether finite non-zero a < b, exactly.
+bool Below(const Exact& a, const Exact& b) {
+  const int la = a.exp + 64 - __builtin_clzll(a.mant), lb = b.exp + 64 - __builtin_clzll(b.mant);
+  if (la != lb) return la < lb;
+  // Equal leading bits: aligned to the smaller exponent, both still fit in 64 bits.
+  const int e = a.exp < b.exp ? a.exp : b.exp;
+  return (a.mant << (a.exp - e)) < (b.mant << (b.exp - e));
+}
+
 bool RoundTrips(DataType type, uint64_t code, const char* digits, int n, int exp10) {
   Decimal d;
   std::memcpy(d.digits, digits, static_cast<size_t>(n));
   d.len = n;
   d.exp10 = exp10 - (n - 1);
   const Exact x = DecimalToExact(d);
+  if (Facts(type).nan_style == NanStyle::kNone && x.mant != 0) {
+    // Formats without Inf and NaN always saturate: a text names the largest value only
+    // when an unbounded format would round it there too, below max + ulp / 2 (the tie
+    // goes to the even neighbour above, the largest significand being odd).
+    const uint64_t max_code = (1ull << (BitWidth(type) - 1)) - 1;
+    const Exact max = DecodeFloat(type, max_code);
+    Exact limit = max;
+    limit.mant = 2 * max.mant + 1;
+    limit.exp = max.exp - 1;
+    if (!Below(x, limit)) return false;
+  }
   const CastOptions opts{false, RoundMode::kNearest};
   // Compare magnitudes: the sign is formatted separately.
   const uint64_t got = EncodeFloat(type, x, opts);
