@@ -818,6 +818,30 @@ def test_float6_packing_equals_onnx_numpy_helper(t, mt):
     np.testing.assert_array_equal(numpy_helper.to_array(proto).view(np.uint8), codes)
 
 
+@pytest.mark.parametrize("t,mt", FLOAT6, ids=[c[0].name for c in FLOAT6])
+def test_float6_out_and_strided_layouts(t, mt):
+    codes = G.integers(0, 64, (6, 7)).astype(np.uint8)
+    x = codes.view(mt)
+    xf = x.astype(np.float32)
+    # packed out=: uint8 of ceil(6n / 8) bytes, written in place and returned
+    out = np.zeros(32, np.uint8)
+    assert tc.cast(xf, t, packed=True, out=out) is out
+    np.testing.assert_array_equal(out, hand_pack6(codes.ravel()))
+    with pytest.raises(ValueError):
+        tc.cast(xf, t, packed=True, out=np.zeros(31, np.uint8))
+    # unpacked out=, contiguous and strided
+    for o in (np.zeros((6, 7), mt), np.zeros((6, 14), mt)[:, ::2]):
+        assert tc.cast(xf, t, out=o) is o
+        np.testing.assert_array_equal(np.ascontiguousarray(o).view(np.uint8), codes)
+    # strided and transposed FP6 sources, decoded and re-encoded
+    for view in (x[:, ::2], x[::-1, 1::3], x.T):
+        want = np.ascontiguousarray(view).astype(np.float32)
+        np.testing.assert_array_equal(bits(tc.cast(view, np.float32)), bits(want))
+        got = tc.cast(view, t)
+        assert got.shape == view.shape
+        np.testing.assert_array_equal(got.view(np.uint8), np.ascontiguousarray(view).view(np.uint8))
+
+
 def test_pack_float6_ignores_the_high_bits_of_its_bytes():
     # Packing keeps the low 6 bits of each byte (the code), as packing int4 keeps 4.
     raw = np.array([0xC1, 0x7F, 0x80, 0x3E, 0xFF], np.uint8)
