@@ -220,6 +220,100 @@ nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_
   return Result(s);
 }
 
+// 6-bit codes between ml_dtypes' storage (one code per byte, in its low 6 bits; the high
+// bits are ignored) and ONNX's packed layout (element i in bits [6i, 6i + 6) of the
+// little-endian bit stream: four codes in three bytes, zero padding). The 4- and 2-bit
+// types are packed by the library's Cast between UINT8 and UINT4 / UINT2; no 6-bit integer
+// type exists to do the same for FLOAT6E2M3 and FLOAT6E3M2.
+void Pack6(const uint8_t* codes, uint8_t* packed, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4, packed += 3) {
+    const uint32_t w = (codes[i] & 0x3Fu) | (codes[i + 1] & 0x3Fu) << 6 |
+                       (codes[i + 2] & 0x3Fu) << 12 | (codes[i + 3] & 0x3Fu) << 18;
+    packed[0] = static_cast<uint8_t>(w);
+    packed[1] = static_cast<uint8_t>(w >> 8);
+    packed[2] = static_cast<uint8_t>(w >> 16);
+  }
+  if (i == count) return;
+  uint32_t w = 0;
+  for (size_t k = 0; i + k < count; ++k) w |= (codes[i + k] & 0x3Fu) << (6 * k);
+  const size_t bytes = ((count - i) * 6 + 7) / 8;
+  for (size_t k = 0; k < bytes; ++k) packed[k] = static_cast<uint8_t>(w >> (8 * k));
+}
+
+void Unpack6(const uint8_t* packed, uint8_t* codes, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4, packed += 3) {
+    const uint32_t w = packed[0] | uint32_t{packed[1]} << 8 | uint32_t{packed[2]} << 16;
+    codes[i] = w & 0x3F;
+    codes[i + 1] = (w >> 6) & 0x3F;
+    codes[i + 2] = (w >> 12) & 0x3F;
+    codes[i + 3] = (w >> 18) & 0x3F;
+  }
+  if (i == count) return;
+  uint32_t w = 0;
+  const size_t bytes = ((count - i) * 6 + 7) / 8;
+  for (size_t k = 0; k < bytes; ++k) w |= uint32_t{packed[k]} << (8 * k);
+  for (size_t k = 0; i + k < count; ++k) codes[i + k] = (w >> (6 * k)) & 0x3F;
+}
+
+// One call of Pack6 or Unpack6, cut into tasks of kCodesPerTask codes (whole groups of four,
+// so that every task starts on a byte of the packed side) for a pool's runner.
+struct Codes6Job {
+  static constexpr size_t kCodesPerTask = size_t{1} << 18;
+  bool pack;
+  const uint8_t* src;
+  uint8_t* dst;
+  size_t count;
+
+  void RunTask(size_t task) const {
+    const size_t begin = task * kCodesPerTask;
+    const size_t n = std::min(kCodesPerTask, count - begin);
+    if (pack) {
+      Pack6(src + begin, dst + begin / 4 * 3, n);
+    } else {
+      Unpack6(src + begin / 4 * 3, dst + begin, n);
+    }
+  }
+  static void Task(void* ctx, size_t task) { static_cast<const Codes6Job*>(ctx)->RunTask(task); }
+};
+
+nb::object Codes6(bool pack, nb::handle src_obj, nb::handle dst_obj, size_t count, size_t threads) {
+  Buffer src, dst;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
+  size_t packed_bytes = 0;
+  Status s = tensorcast::CheckedStorageBytes(DataType::kFloat6E2M3, count, &packed_bytes);
+  auto check = [&](const char* what, size_t have, size_t need, const char* layout) {
+    if (s.ok() && have < need) {
+      s = Status(StatusCode::kInvalidArgument, std::string(what) + " holds " +
+                                                   std::to_string(have) + " bytes, " +
+                                                   std::to_string(count) + " " + layout +
+                                                   " 6-bit codes need " + std::to_string(need));
+    }
+  };
+  check("the source", Bytes(src), pack ? count : packed_bytes, pack ? "unpacked" : "packed");
+  check("the output", Bytes(dst), pack ? packed_bytes : count, pack ? "packed" : "unpacked");
+  if (!s.ok()) return Result(s);
+  const auto* s0 = static_cast<const char*>(src.data());
+  const auto* d0 = static_cast<const char*>(dst.data());
+  if (count != 0 && s0 < d0 + dst.nbytes() && d0 < s0 + src.nbytes())
+    return Refused("the output (it overlaps the source)", true);
+  const Codes6Job job{pack, static_cast<const uint8_t*>(src.data()),
+                      static_cast<uint8_t*>(dst.data()), count};
+  const size_t tasks = (count + Codes6Job::kCodesPerTask - 1) / Codes6Job::kCodesPerTask;
+  auto pool = tasks > 1 ? PoolFor(threads) : nullptr;
+  {
+    nb::gil_scoped_release release;
+    const tensorcast::Runner* runner = pool ? pool->runner() : nullptr;
+    if (runner == nullptr ||
+        runner->run(runner->opaque, tasks, &Codes6Job::Task, const_cast<Codes6Job*>(&job)) != 0) {
+      for (size_t t = 0; t < tasks; ++t) job.RunTask(t);
+    }
+  }
+  return nb::none();
+}
+
 // Texts of a Python list (str, or bytes holding UTF-8) -> Arrow layout (int64 offsets).
 // Returns an error naming the element that is neither.
 Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data) {
@@ -390,8 +484,8 @@ nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count
   auto pool = PoolFor(threads);
   {
     nb::gil_scoped_release release;
-    // Formats in blocks (a multiple of 4 elements: whole bytes of packed sources), each into a
-    // small Arrow buffer, then spreads the texts out.
+    // Formats in blocks (a multiple of 4 elements: whole bytes of packed sources, 2-, 4- and
+    // 6-bit), each into a small Arrow buffer, then spreads the texts out.
     const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
     std::vector<int64_t> offsets(block_size + 1);
     std::vector<char> data(block_size * 33 + 1);
@@ -683,6 +777,21 @@ NB_MODULE(_tensorcast, m) {
   m.def("cast", &Cast, nb::arg("src"), nb::arg("src_type"), nb::arg("dst"), nb::arg("dst_type"),
         nb::arg("count"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
         "Casts `count` elements between numeric buffers; None, or (code, message, written).");
+  m.def(
+      "pack6",
+      [](nb::handle src, nb::handle dst, size_t count, size_t threads) {
+        return Codes6(true, src, dst, count, threads);
+      },
+      nb::arg("src"), nb::arg("dst"), nb::arg("count"), nb::arg("threads"),
+      "Packs `count` 6-bit codes (one per byte, low bits) into ONNX's layout; None, or (code, "
+      "message, 0).");
+  m.def(
+      "unpack6",
+      [](nb::handle src, nb::handle dst, size_t count, size_t threads) {
+        return Codes6(false, src, dst, count, threads);
+      },
+      nb::arg("src"), nb::arg("dst"), nb::arg("count"), nb::arg("threads"),
+      "Unpacks `count` 6-bit codes of ONNX's layout, one per byte; None, or (code, message, 0).");
   m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"),
         nb::arg("dst_type"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
         "Parses a list of str or bytes into a numeric buffer; None, or (code, message, written).");

@@ -20,6 +20,7 @@ from ._types import (
     _PACKED_NUMPY_NAMES,
     _PLAIN_SOURCE,
     _PLAIN_TARGET,
+    _ROW,
     _STRING,
     _UNPACKED_AS,
     TypeLike,
@@ -70,8 +71,8 @@ def cast(
     round_mode: "up", "down" or "nearest" for FLOAT8E8M0 targets.
     out: a numpy array of the result's shape and dtype to write into (no allocation when
     both x and out are C-contiguous); it is returned.
-    packed: sub-byte targets (INT4, UINT4, FLOAT4E2M1, INT2, UINT2) as ONNX packed bytes
-    (1-D uint8) instead of one ml_dtypes element per byte.
+    packed: sub-byte targets (INT4, UINT4, FLOAT4E2M1, INT2, UINT2, FLOAT6E2M3, FLOAT6E3M2)
+    as ONNX packed bytes (1-D uint8) instead of one ml_dtypes element per byte.
     threads: None = the package's pool (tc.set_num_threads) for large calls; 1 = this
     thread only; n = a pool of n threads.
 
@@ -144,7 +145,9 @@ def cast_like(
     threads: Optional[int] = None,
 ) -> Any:
     """ONNX CastLike: cast(x, the element type of `like`). `like` is an array (numpy,
-    pyarrow) whose values and shape are not used, or anything `to` of cast() accepts."""
+    pyarrow) whose values and shape are not used, or anything `to` of cast() accepts.
+    CastLike (opsets 15-25) does not accept the types added to Cast later (FLOAT6E2M3,
+    FLOAT6E3M2: Cast-28), as x's or like's type: TypeError; cast() takes them."""
     if isinstance(like, np.ndarray):
         code = _code_of_dtype(like.dtype, "like") if like.dtype.kind not in "UST" else _STRING
     elif _is_arrow(like):
@@ -153,9 +156,27 @@ def cast_like(
         code = _arrow_code(pa, like.type)
     else:
         code = _type_code(like, "like")
+    _check_cast_like(code, "like")
+    if isinstance(x, np.ndarray):
+        src = _CODE_OF_TYPE.get(x.dtype.type)
+        if src is not None:
+            _check_cast_like(src, "x")
     return cast(
         x, code, saturate=saturate, round_mode=round_mode, out=out, packed=packed, threads=threads
     )
+
+
+# The last opset of ONNX CastLike (it exists at opsets 15-25).
+_CAST_LIKE_LAST_OPSET = 25
+
+
+def _check_cast_like(code: int, what: str) -> None:
+    since = _ROW[code].cast_since
+    if since > _CAST_LIKE_LAST_OPSET:
+        raise TypeError(
+            f"{what}: CastLike (opsets 15-{_CAST_LIKE_LAST_OPSET}) does not accept "
+            f"{_ext.type_name(code)}, a type of Cast from opset {since}: use cast()"
+        )
 
 
 def split(
@@ -213,9 +234,10 @@ def split(
 
 
 def pack(x: Any) -> np.ndarray:
-    """An ml_dtypes int4 / uint4 / int2 / uint2 / float4_e2m1fn array (one element per
-    byte) -> the ONNX packed bytes of its elements in C order (1-D uint8; element 0 in the
-    lowest bits, zero padding)."""
+    """An ml_dtypes int4 / uint4 / int2 / uint2 / float4_e2m1fn / float6_e2m3fn /
+    float6_e3m2fn array (one element per byte) -> the ONNX packed bytes of its elements in C
+    order (1-D uint8; element i in bits [i * bits, (i + 1) * bits) of the little-endian bit
+    stream, zero padding)."""
     x = _as_array(x)
     code = _CODE_OF_TYPE.get(x.dtype.type)
     if code not in _BITS:
@@ -225,7 +247,8 @@ def pack(x: Any) -> np.ndarray:
 
 def unpack(buf: Any, dtype: TypeLike, count: int) -> np.ndarray:
     """ONNX packed bytes -> a 1-D ml_dtypes array of `count` elements of `dtype` (INT4,
-    UINT4, FLOAT4E2M1, INT2, UINT2 in any spelling cast() accepts)."""
+    UINT4, FLOAT4E2M1, INT2, UINT2, FLOAT6E2M3, FLOAT6E3M2 in any spelling cast()
+    accepts)."""
     code = _type_code(dtype, "dtype")
     if code not in _BITS:
         raise TypeError(

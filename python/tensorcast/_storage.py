@@ -27,7 +27,10 @@ def _pack_flat(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
     """1-D unpacked ml_dtypes bytes -> ONNX packed bytes."""
     n = x.shape[0]
     packed = np.empty(_storage_bytes(code, n), np.uint8)
-    err = _ext.cast(x, _UNPACKED_AS[code], packed, _PACKED_AS[code], n, True, 0, threads)
+    if code in _PACKED_AS:
+        err = _ext.cast(x, _UNPACKED_AS[code], packed, _PACKED_AS[code], n, True, 0, threads)
+    else:  # 6 bits
+        err = _ext.pack6(x, packed, n, threads)
     if err is not None:
         _raise(err)
     return packed
@@ -35,6 +38,9 @@ def _pack_flat(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
 
 def _unpack_into(packed: np.ndarray, code: int, out_flat: np.ndarray, threads: int = 0) -> None:
     n = out_flat.shape[0]
-    err = _ext.cast(packed, _PACKED_AS[code], out_flat, _UNPACKED_AS[code], n, True, 0, threads)
+    if code in _PACKED_AS:
+        err = _ext.cast(packed, _PACKED_AS[code], out_flat, _UNPACKED_AS[code], n, True, 0, threads)
+    else:  # 6 bits
+        err = _ext.unpack6(packed, out_flat, n, threads)
     if err is not None:
         _raise(err)

@@ -47,6 +47,8 @@ class DataType(enum.IntEnum):
     FLOAT8E8M0 = 24
     UINT2 = 25
     INT2 = 26
+    FLOAT6E2M3 = 27
+    FLOAT6E3M2 = 28
 
 
 # A public name of the package `tensorcast`, which re-exports it: pickle refers to it there.
@@ -115,13 +117,17 @@ else:  # pragma: no cover (numpy 1)
     _STRING_DTYPE = np.dtype(object)
 
 # Packed types: bits per element. An unpacked ml_dtypes byte holds the element's code in
-# its low bits (ml_dtypes writes the high bits as zero and ignores them when reading), so
-# packing and unpacking move codes: UINT8 <-> the unsigned integer of the packed type's
-# width (UINT4, UINT2; integer narrowing keeps the low bits).
+# its low bits (ml_dtypes writes the high bits as zero), so packing and unpacking move
+# codes: UINT8 <-> the unsigned integer of the packed type's width (UINT4, UINT2; integer
+# narrowing keeps the low bits). The 6-bit types (FLOAT6E2M3, FLOAT6E3M2) have no such
+# integer: the extension's pack6 / unpack6 move their codes (_storage), and _PACKED_AS
+# leaves them out.
 _BITS = {row.code: row.bits for row in _ROWS if row.packed}
 _UNSIGNED_OF_BITS = {row.bits: row.code for row in _ROWS if row.kind == "unsigned_int"}
 _UNPACKED_AS = {code: _UNSIGNED_OF_BITS[8] for code in _BITS}
-_PACKED_AS = {code: _UNSIGNED_OF_BITS[bits] for code, bits in _BITS.items()}
+_PACKED_AS = {
+    code: _UNSIGNED_OF_BITS[bits] for code, bits in _BITS.items() if bits in _UNSIGNED_OF_BITS
+}
 # The unsigned type of each itemsize, to set bit patterns (the all-zero code of a null slot).
 _BITS_VIEW = {
     bits // 8: _DTYPE[code] for bits, code in sorted(_UNSIGNED_OF_BITS.items()) if bits >= 8

@@ -44,9 +44,12 @@ RESULT_DTYPE = {
     DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu,
     DT.UINT2: ml_dtypes.uint2,
     DT.INT2: ml_dtypes.int2,
+    DT.FLOAT6E2M3: ml_dtypes.float6_e2m3fn,
+    DT.FLOAT6E3M2: ml_dtypes.float6_e3m2fn,
 }
 NUMERIC = list(RESULT_DTYPE)
-PACKED_BITS = {DT.UINT4: 4, DT.INT4: 4, DT.FLOAT4E2M1: 4, DT.UINT2: 2, DT.INT2: 2}
+# The types ONNX CastLike (opsets 15-25) does not accept: Cast-28's FLOAT6 types.
+NOT_CAST_LIKE = {DT.FLOAT6E2M3, DT.FLOAT6E3M2}
 ML_NAMES = {
     DT.BFLOAT16: "bfloat16",
     DT.FLOAT8E4M3FN: "float8_e4m3fn",
@@ -59,6 +62,8 @@ ML_NAMES = {
     DT.FLOAT8E8M0: "float8_e8m0fnu",
     DT.UINT2: "uint2",
     DT.INT2: "int2",
+    DT.FLOAT6E2M3: "float6_e2m3fn",
+    DT.FLOAT6E3M2: "float6_e3m2fn",
 }
 
 
@@ -80,14 +85,25 @@ def assert_same(got, want):
 
 
 def hand_pack(values, nbits):
-    """ONNX packing written out (docs/semantics.md section 3): element 0 in the lowest bits
-    of byte 0, 8 / nbits elements per byte, zero padding in a partial last byte."""
+    """ONNX packing written out (docs/semantics.md section 3): element i in bits
+    [i * nbits, (i + 1) * nbits) of a little-endian bit stream (8 / nbits elements per byte
+    for 4 and 2 bits; 6 bits: four elements in three bytes), ceil(n * nbits / 8) bytes, zero
+    padding."""
     codes = [int(v) & ((1 << nbits) - 1) for v in values]
-    per = 8 // nbits
-    out = bytearray((len(codes) + per - 1) // per)
-    for i, c in enumerate(codes):
-        out[i // per] |= c << (nbits * (i % per))
-    return np.frombuffer(bytes(out), np.uint8)
+    stream = sum(c << (nbits * i) for i, c in enumerate(codes))
+    return np.frombuffer(stream.to_bytes((len(codes) * nbits + 7) // 8, "little"), np.uint8)
+
+
+def hand_pack6(codes):
+    """ONNX's 6-bit packing by its byte formulas: per group of four codes e0..e3 (the last
+    group padded with zero codes), byte0 = e0 | e1 << 6, byte1 = e1 >> 2 | e2 << 4, byte2 =
+    e2 >> 4 | e3 << 2 (each & 0xFF); the first ceil(6n / 8) bytes."""
+    c = [int(v) & 0x3F for v in codes]
+    c += [0] * (-len(c) % 4)
+    out = []
+    for e0, e1, e2, e3 in zip(c[0::4], c[1::4], c[2::4], c[3::4]):
+        out += [(e0 | e1 << 6) & 0xFF, (e1 >> 2 | e2 << 4) & 0xFF, (e2 >> 4 | e3 << 2) & 0xFF]
+    return np.array(out[: (len(codes) * 6 + 7) // 8], np.uint8)
 
 
 # ---------------------------------------------------------------------------------------
@@ -100,11 +116,12 @@ def test_datatype_values_equal_onnx_tensorproto():
     names = [m.name for m in DT]
     for name in names:
         assert getattr(onnx.TensorProto, name) == DT[name].value, name
-    # every ONNX element type the library knows (1..26) is there, with ONNX's name
+    # every ONNX element type the library knows (1..28) is there, with ONNX's name
     for name, code in onnx.TensorProto.DataType.items():
-        if 1 <= code <= 26:
+        if 1 <= code <= 28:
             assert DT(code).name == name
-    assert DT.FLOAT == 1 and DT.INT2 == 26 and len(DT) == 26
+    assert DT.FLOAT == 1 and DT.INT2 == 26 and len(DT) == 28
+    assert DT.FLOAT6E2M3 == 27 and DT.FLOAT6E3M2 == 28
 
 
 def test_version_equals_the_library_version():
@@ -169,7 +186,11 @@ def test_every_spelling_of_to_gives_the_same_result(t):
     for s in spellings(t):
         got = tc.cast(x, s)
         assert_same(got, want)
-        assert_same(tc.cast_like(x, s), want)
+        if t in NOT_CAST_LIKE:
+            with pytest.raises(TypeError, match="like: CastLike"):
+                tc.cast_like(x, s)
+        else:
+            assert_same(tc.cast_like(x, s), want)
 
 
 def test_string_spellings_of_to(string_dtype):
@@ -215,7 +236,7 @@ def test_unsupported_to_is_a_type_error(bad):
 
 @pytest.mark.parametrize(
     "bad",
-    ["float7", "nope", "", "tensor(float7)", 0, 27, 99, -1, "FLOAT6E2M3", "UNDEFINED"],
+    ["float7", "nope", "", "tensor(float7)", 0, 29, 99, -1, "FLOAT6E4M1", "UNDEFINED"],
     ids=repr,
 )
 def test_unknown_to_is_a_value_error(bad):
@@ -387,6 +408,8 @@ SOURCES = [
     ml_dtypes.uint4,
     ml_dtypes.int2,
     ml_dtypes.uint2,
+    ml_dtypes.float6_e2m3fn,
+    ml_dtypes.float6_e3m2fn,
 ]
 
 
@@ -734,6 +757,98 @@ def test_pack_unpack_float4(n):
     np.testing.assert_array_equal(tc.cast(xf, DT.FLOAT4E2M1, packed=True), golden)
 
 
+FLOAT6 = [(DT.FLOAT6E2M3, ml_dtypes.float6_e2m3fn), (DT.FLOAT6E3M2, ml_dtypes.float6_e3m2fn)]
+
+
+@pytest.mark.parametrize("t,mt", FLOAT6, ids=[c[0].name for c in FLOAT6])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 1001])
+def test_pack_unpack_and_packed_cast_float6(t, mt, n):
+    codes = G.integers(0, 64, n).astype(np.uint8)
+    x = codes.view(mt)
+    golden = hand_pack6(codes)
+    assert golden.shape == ((6 * n + 7) // 8,)
+    np.testing.assert_array_equal(hand_pack(codes, 6), golden)  # the two spellings agree
+    p = tc.pack(x)
+    assert p.dtype == np.uint8 and p.ndim == 1
+    np.testing.assert_array_equal(p, golden)
+    # a packed cast from the values (exact in float32) and from the unpacked array itself
+    xf = x.astype(np.float32)
+    np.testing.assert_array_equal(tc.cast(xf, t, packed=True), golden)
+    np.testing.assert_array_equal(tc.cast(x, t, packed=True), golden)
+    # unpacked result: ml_dtypes' bytes
+    u = tc.cast(xf, t)
+    assert u.dtype == np.dtype(mt) and u.shape == (n,)
+    np.testing.assert_array_equal(u.view(np.uint8), codes)
+    # unpack, from numpy, bytes and memoryview, with the dtype in every spelling
+    for buf in (golden, golden.tobytes(), memoryview(golden.tobytes())):
+        back = tc.unpack(buf, t, n)
+        assert back.dtype == np.dtype(mt) and back.shape == (n,)
+        np.testing.assert_array_equal(back.view(np.uint8), codes)
+    for spelling in (mt, np.dtype(mt), t.name, int(t)):
+        np.testing.assert_array_equal(tc.unpack(golden, spelling, n).view(np.uint8), codes)
+    # a packed source decoded, N-d (the packing follows C order)
+    if n % 3 == 0 and n:
+        x2 = x.reshape(3, -1)
+        np.testing.assert_array_equal(tc.cast(x2, np.float32), xf.reshape(3, -1))
+        np.testing.assert_array_equal(tc.pack(x2.T), hand_pack6(codes.reshape(3, -1).T.ravel()))
+
+
+@pytest.mark.parametrize("t,mt", FLOAT6, ids=[c[0].name for c in FLOAT6])
+def test_float6_packing_equals_onnx_numpy_helper(t, mt):
+    # onnx.numpy_helper's own 6-bit packing (onnx >= 1.23), as the independent oracle.
+    from onnx import numpy_helper
+
+    if not hasattr(numpy_helper, "_pack_6bit"):
+        pytest.skip("onnx %s has no 6-bit packing" % onnx.__version__)
+    for n in (1, 2, 3, 4, 5, 7, 8, 12, 1000, 1003):
+        codes = G.integers(0, 64, n).astype(np.uint8)
+        x = codes.view(mt)
+        want = numpy_helper._pack_6bit(codes)
+        np.testing.assert_array_equal(tc.pack(x), want)
+        np.testing.assert_array_equal(tc.cast(x.astype(np.float64), t, packed=True), want)
+        np.testing.assert_array_equal(
+            tc.unpack(want, t, n).view(np.uint8), numpy_helper._unpack_6bit(want, (n,))
+        )
+    # A TensorProto's raw_data: onnx's from_array packs, and to_array reads tensorcast's bytes.
+    codes = G.integers(0, 64, 11).astype(np.uint8)
+    proto = numpy_helper.from_array(codes.view(mt))
+    assert proto.data_type == int(t)
+    assert tc.pack(codes.view(mt)).tobytes() == proto.raw_data
+    proto.raw_data = tc.cast(codes.view(mt).astype(np.float32), t, packed=True).tobytes()
+    np.testing.assert_array_equal(numpy_helper.to_array(proto).view(np.uint8), codes)
+
+
+@pytest.mark.parametrize("t,mt", FLOAT6, ids=[c[0].name for c in FLOAT6])
+def test_float6_out_and_strided_layouts(t, mt):
+    codes = G.integers(0, 64, (6, 7)).astype(np.uint8)
+    x = codes.view(mt)
+    xf = x.astype(np.float32)
+    # packed out=: uint8 of ceil(6n / 8) bytes, written in place and returned
+    out = np.zeros(32, np.uint8)
+    assert tc.cast(xf, t, packed=True, out=out) is out
+    np.testing.assert_array_equal(out, hand_pack6(codes.ravel()))
+    with pytest.raises(ValueError):
+        tc.cast(xf, t, packed=True, out=np.zeros(31, np.uint8))
+    # unpacked out=, contiguous and strided
+    for o in (np.zeros((6, 7), mt), np.zeros((6, 14), mt)[:, ::2]):
+        assert tc.cast(xf, t, out=o) is o
+        np.testing.assert_array_equal(np.ascontiguousarray(o).view(np.uint8), codes)
+    # strided and transposed FP6 sources, decoded and re-encoded
+    for view in (x[:, ::2], x[::-1, 1::3], x.T):
+        want = np.ascontiguousarray(view).astype(np.float32)
+        np.testing.assert_array_equal(bits(tc.cast(view, np.float32)), bits(want))
+        got = tc.cast(view, t)
+        assert got.shape == view.shape
+        np.testing.assert_array_equal(got.view(np.uint8), np.ascontiguousarray(view).view(np.uint8))
+
+
+def test_pack_float6_ignores_the_high_bits_of_its_bytes():
+    # Packing keeps the low 6 bits of each byte (the code), as packing int4 keeps 4.
+    raw = np.array([0xC1, 0x7F, 0x80, 0x3E, 0xFF], np.uint8)
+    for mt in (ml_dtypes.float6_e2m3fn, ml_dtypes.float6_e3m2fn):
+        np.testing.assert_array_equal(tc.pack(raw.view(mt)), hand_pack6(raw & 0x3F))
+
+
 def test_pack_takes_c_order_of_nd_and_strided_arrays():
     vals = G.integers(-8, 8, (3, 5))
     x = vals.astype(ml_dtypes.int4)
@@ -746,6 +861,12 @@ def test_pack_takes_c_order_of_nd_and_strided_arrays():
 
 def test_unpack_ignores_padding_bits():
     assert tc.unpack(b"\xff", DT.INT4, 1).astype(np.int32).tolist() == [-1]
+    # 6 bits: 1 element in 1 byte (2 padding bits), 2 in 2 (4), 3 in 3 (6); all ones
+    for t in (DT.FLOAT6E2M3, DT.FLOAT6E3M2):
+        for n in (1, 2, 3):
+            assert tc.unpack(b"\xff" * n, t, n).view(np.uint8).tolist() == [0x3F] * n
+        # padding bits of the last byte set, the codes 1, 2, 3 below them
+        assert tc.unpack(bytes([0x81, 0x30, 0xF0]), t, 3).view(np.uint8).tolist() == [1, 2, 3]
     assert tc.unpack(b"\xe4", DT.UINT2, 3).astype(np.int32).tolist() == [0, 1, 2]
     assert tc.unpack(b"\x39\x39", DT.INT2, 7).astype(np.int32).tolist() == [1, -2, -1, 0, 1, -2, -1]
 
@@ -759,6 +880,12 @@ def test_pack_unpack_errors():
         tc.unpack(b"\x00", DT.INT4, 3)  # needs 2 bytes
     with pytest.raises(ValueError):
         tc.unpack(b"\x00", DT.INT4, -1)
+    with pytest.raises(ValueError, match="need 3 bytes"):
+        tc.unpack(b"\x00\x00", DT.FLOAT6E2M3, 3)  # 18 bits
+    with pytest.raises(ValueError, match="need 2 bytes"):
+        tc.unpack(b"\x00", DT.FLOAT6E3M2, 2)
+    with pytest.raises(TypeError, match="pack: x must be an ml_dtypes"):
+        tc.pack(np.zeros(4, np.uint8))
     with pytest.raises((TypeError, ValueError)):
         tc.cast(np.zeros(4, np.float32), DT.FLOAT16, packed=True)  # not a packed type
 
@@ -780,6 +907,21 @@ def test_threads_give_identical_bits():
     np.testing.assert_array_equal(
         tc.cast(x, DT.INT4, packed=True, threads=1), tc.cast(x, DT.INT4, packed=True, threads=2)
     )
+    # FLOAT6: the extension packs and unpacks 6-bit codes in tasks of 2^18 elements; an odd
+    # count leaves a partial group of four at the end. ml_dtypes is the oracle of the codes.
+    x6 = x[: 3 * (1 << 18) + 7]
+    with np.errstate(all="ignore"):
+        want6 = x6.astype(ml_dtypes.float6_e3m2fn)
+    for threads in (1, 2, None):
+        got6 = tc.cast(x6, DT.FLOAT6E3M2, threads=threads)
+        np.testing.assert_array_equal(bits(got6), bits(want6))
+        p6 = tc.cast(x6, DT.FLOAT6E3M2, packed=True, threads=threads)
+        np.testing.assert_array_equal(p6, tc.pack(want6))
+        np.testing.assert_array_equal(
+            bits(tc.cast(want6, np.float32, threads=threads)), bits(want6.astype(np.float32))
+        )
+    np.testing.assert_array_equal(p6[:3000], hand_pack6(bits(want6[:4000])))
+    np.testing.assert_array_equal(p6[-6:], hand_pack6(bits(want6[-7:]))[-6:])
     # and the oracle on the FLOAT16 result (numpy rounds float32 -> float16 as the library,
     # NaNs aside)
     h = tc.cast(x, DT.FLOAT16, threads=2)
@@ -831,6 +973,8 @@ def test_set_get_num_threads():
 def test_cast_like_uses_only_the_element_type(string_dtype):
     x = np.array([[0.5, 300.0], [-1.5, np.inf]], np.float32)
     for t, dt in RESULT_DTYPE.items():
+        if t in NOT_CAST_LIKE:
+            continue  # test_cast_like_refuses_float6
         like = np.zeros((7,), dt)  # another shape, values unused
         got = tc.cast_like(x, like, saturate=False, round_mode="down")
         want = tc.cast(x, t, saturate=False, round_mode="down")
@@ -850,6 +994,21 @@ def test_cast_like_uses_only_the_element_type(string_dtype):
     # saturate too
     z = np.array([1e6], np.float32)
     assert bits(tc.cast_like(z, "float8e4m3fn", saturate=False)).tolist() == [0x7F]
+
+
+@pytest.mark.parametrize("t", sorted(NOT_CAST_LIKE), ids=lambda t: t.name)
+def test_cast_like_refuses_float6(t):
+    # ONNX CastLike exists at opsets 15-25; the FLOAT6 types are Cast-28's, neither T1 nor T2
+    # of CastLike. The error names the argument; cast() takes them.
+    x = np.array([1.5, -2.0], np.float32)
+    x6 = x.astype(RESULT_DTYPE[t])
+    for like in (np.zeros(3, RESULT_DTYPE[t]), t, t.name, RESULT_DTYPE[t]):
+        with pytest.raises(TypeError, match=r"like: CastLike .* does not accept %s" % t.name):
+            tc.cast_like(x, like)
+    with pytest.raises(TypeError, match=r"x: CastLike .* does not accept %s" % t.name):
+        tc.cast_like(x6, np.zeros(1, np.float32))
+    assert tc.cast(x6, np.float32).tolist() == [1.5, -2.0]
+    assert tc.cast(x, t).astype(np.float32).tolist() == [1.5, -2.0]
 
 
 def test_cast_like_errors():
@@ -892,6 +1051,8 @@ SPLIT_DTYPES = [
     ml_dtypes.int4,
     ml_dtypes.uint2,
     ml_dtypes.float4_e2m1fn,
+    ml_dtypes.float6_e2m3fn,
+    ml_dtypes.float6_e3m2fn,
     np.str_,
     "StringDType",
 ]
@@ -937,6 +1098,20 @@ def test_split_num_outputs_ceil_rule(d, n, want):
     assert_parts(parts, numpy_split(x, want, 0))
     xt = np.ascontiguousarray(x.T)
     assert_parts(tc.split(xt, num_outputs=n, axis=-1), numpy_split(xt, want, 1))
+
+
+@pytest.mark.parametrize("mt", [ml_dtypes.float6_e2m3fn, ml_dtypes.float6_e3m2fn])
+def test_split_float6_odd_counts(mt):
+    # Parts of 1, 2, 3, 5 and 7 elements (no part a whole group of four packed codes), 1-D
+    # and along either axis of a 2-d array.
+    codes = G.integers(0, 64, 18).astype(np.uint8)
+    x = codes.view(mt)
+    sizes = [1, 2, 3, 5, 7]
+    assert_parts(tc.split(x, sizes), numpy_split(x, sizes, 0))
+    x2 = G.integers(0, 64, (3, 18)).astype(np.uint8).view(mt)
+    assert_parts(tc.split(x2, sizes, axis=1), numpy_split(x2, sizes, 1))
+    assert_parts(tc.split(x2, [1, 2], axis=0), numpy_split(x2, [1, 2], 0))
+    assert_parts(tc.split(x2.T, num_outputs=4), numpy_split(x2.T, [5, 5, 5, 3], 0))
 
 
 def test_split_strided_and_byte_swapped_inputs():

@@ -55,6 +55,8 @@ NO_ARROW = {
     DT.INT2: ml_dtypes.int2,
     DT.UINT2: ml_dtypes.uint2,
     DT.FLOAT8E8M0: ml_dtypes.float8_e8m0fnu,
+    DT.FLOAT6E2M3: ml_dtypes.float6_e2m3fn,
+    DT.FLOAT6E3M2: ml_dtypes.float6_e3m2fn,
 }
 
 G = np.random.default_rng(21)
@@ -118,6 +120,8 @@ def code_bits(r):
         return b & 0xF
     if r.dtype in (np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.uint2)):
         return b & 0x3
+    if r.dtype in (np.dtype(ml_dtypes.float6_e2m3fn), np.dtype(ml_dtypes.float6_e3m2fn)):
+        return b & 0x3F
     return b
 
 
@@ -168,7 +172,8 @@ def test_targets_without_arrow_type_give_ml_dtypes_arrays(t):
     assert np.all(code_bits(r)[MASK] == 0), code_bits(r)[MASK]
 
 
-PACKED = [DT.INT4, DT.UINT4, DT.FLOAT4E2M1, DT.INT2, DT.UINT2]
+PACKED = [DT.INT4, DT.UINT4, DT.FLOAT4E2M1, DT.INT2, DT.UINT2, DT.FLOAT6E2M3, DT.FLOAT6E3M2]
+PACKED_BITS = {DT.INT2: 2, DT.UINT2: 2, DT.FLOAT6E2M3: 6, DT.FLOAT6E3M2: 6}
 
 
 @pytest.mark.parametrize("t", PACKED, ids=lambda t: t.name)
@@ -177,14 +182,14 @@ def test_packed_result_of_an_arrow_array_has_zero_null_slots(t):
     a = make_input(DT.FLOAT)
     p = tc.cast(a, t, packed=True)
     assert isinstance(p, np.ndarray) and p.dtype == np.uint8
-    nbits = 2 if t in (DT.INT2, DT.UINT2) else 4
+    nbits = PACKED_BITS.get(t, 4)
     src = VALUES.astype(np.float32)
     codes = code_bits(src.astype(NO_ARROW[t])).astype(np.int64)
     codes[MASK] = 0
-    per = 8 // nbits
-    want = np.zeros((N + per - 1) // per, np.uint8)
-    for i, c in enumerate(codes):
-        want[i // per] |= int(c) << (nbits * (i % per))
+    # ONNX packing: element i in bits [i * nbits, (i + 1) * nbits) of a little-endian bit
+    # stream, ceil(N * nbits / 8) bytes
+    stream = sum(int(c) << (nbits * i) for i, c in enumerate(codes))
+    want = np.frombuffer(stream.to_bytes((N * nbits + 7) // 8, "little"), np.uint8)
     np.testing.assert_array_equal(p, want)
 
 
@@ -239,6 +244,67 @@ def test_chunked_array_packed_is_one_packing_of_all_elements():
     assert p.tolist() == [0x01, 0x32, 0x7C]
     p = tc.cast(ch, DT.UINT2, packed=True)  # codes 1, 0, 2, 3 | 0 (-4 wraps), 3
     assert p.tolist() == [0x01 | 0x2 << 4 | 0x3 << 6, 0x0 | 0x3 << 2]
+
+
+FLOAT6 = [(DT.FLOAT6E2M3, ml_dtypes.float6_e2m3fn), (DT.FLOAT6E3M2, ml_dtypes.float6_e3m2fn)]
+
+
+def pack6(codes):
+    """ONNX's 6-bit packing by its byte formulas (groups of four codes e0..e3, zero-padded):
+    e0 | e1 << 6, e1 >> 2 | e2 << 4, e2 >> 4 | e3 << 2; the first ceil(6n / 8) bytes."""
+    c = [int(v) & 0x3F for v in codes] + [0] * (-len(codes) % 4)
+    out = []
+    for e0, e1, e2, e3 in zip(c[0::4], c[1::4], c[2::4], c[3::4]):
+        out += [(e0 | e1 << 6) & 0xFF, (e1 >> 2 | e2 << 4) & 0xFF, (e2 >> 4 | e3 << 2) & 0xFF]
+    return out[: (len(codes) * 6 + 7) // 8]
+
+
+@pytest.mark.parametrize("t,mt", FLOAT6, ids=[p[0].name for p in FLOAT6])
+def test_arrow_to_float6_gives_numpy(t, mt):
+    # Arrow has no 6-bit float: an Arrow input gives an ml_dtypes array (one code per byte),
+    # or with packed=True ONNX's packed bytes; nulls hold code 0. ml_dtypes' astype from
+    # float32 is the oracle of the values (ties, MAX, above MAX, Inf, NaN, -0, subnormals).
+    vals = np.array(
+        [0.0, -0.0, 0.0625, 0.1, 1.0625, -1.1875, 2.75, 7.25, 7.5, 7.75, 28, 30, 1e9, -np.inf]
+        + [np.inf, np.nan, -np.nan, 3.0, -5.0, 0.03125, 26.0, -0.4],
+        np.float32,
+    )
+    mask = np.zeros(len(vals), bool)
+    mask[[3, 11]] = True
+    with np.errstate(all="ignore"):
+        want = vals.astype(mt).view(np.uint8).copy()
+    want[mask] = 0
+    for arr in (pa.array(vals, mask=mask), pa.array(vals.astype(np.float64), mask=mask)):
+        r = tc.cast(arr, t)
+        assert isinstance(r, np.ndarray) and r.dtype == np.dtype(mt) and r.shape == (len(vals),)
+        assert r.view(np.uint8).tolist() == want.tolist()
+        p = tc.cast(arr, t, packed=True)
+        assert isinstance(p, np.ndarray) and p.dtype == np.uint8
+        assert p.tolist() == pack6(want)
+    # sliced at an odd offset, odd lengths (the packed tail is a partial group of four)
+    for start, n in ((1, 1), (3, 2), (5, 3), (2, 5), (7, 7)):
+        part = pa.array(vals, mask=mask).slice(start, n)
+        assert tc.cast(part, t).view(np.uint8).tolist() == want[start : start + n].tolist()
+        assert tc.cast(part, t, packed=True).tolist() == pack6(want[start : start + n])
+    # a ChunkedArray: one array, and one packing of all its elements
+    ch = pa.chunked_array([pa.array(vals[:3]), pa.array(vals[3:5]), pa.array(vals[5:6])])
+    r = tc.cast(ch, t)
+    assert isinstance(r, np.ndarray) and r.dtype == np.dtype(mt)
+    with np.errstate(all="ignore"):
+        want6 = vals[:6].astype(mt).view(np.uint8)
+    assert r.view(np.uint8).tolist() == want6.tolist()
+    assert tc.cast(ch, t, packed=True).tolist() == pack6(want6)
+    # texts (Arrow utf8 with nulls) parsed into FP6: one rounding of the decimal value
+    texts = pa.array(["1.5", None, "-2.25", "100", "inf", "nan", "-0", None, "0.0625"])
+    with np.errstate(all="ignore"):
+        want_t = np.array([1.5, 0, -2.25, 100, np.inf, np.nan, -0.0, 0, 0.0625], np.float32)
+        want_t = want_t.astype(mt).view(np.uint8).copy()
+    want_t[[1, 7]] = 0
+    assert tc.cast(texts, t).view(np.uint8).tolist() == want_t.tolist()
+    assert tc.cast(texts, t, packed=True).tolist() == pack6(want_t)
+    # CastLike does not take FLOAT6 (ONNX CastLike-25)
+    with pytest.raises(TypeError, match="like: CastLike"):
+        tc.cast_like(pa.array(vals), np.zeros(1, mt))
 
 
 @pytest.mark.parametrize("stype", [pa.string(), pa.large_string()], ids=str)

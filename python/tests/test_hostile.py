@@ -147,6 +147,25 @@ def test_split_random_shapes(trial):
         check_guard(whole, out.size)
 
 
+@pytest.mark.parametrize("trial", range(200))
+@pytest.mark.parametrize("fn", ["pack6", "unpack6"])
+def test_pack6_unpack6_random_sizes(fn, trial):
+    # 6-bit codes straddle bytes: every count against buffers of every size near the need
+    # (ceil(6 * count / 8) bytes packed, count unpacked).
+    src = RNG.integers(0, 256, int(RNG.integers(0, 40)), dtype=np.uint8)
+    whole, out = guarded(int(RNG.integers(0, 40)))
+    count = int(RNG.choice(BIG + list(range(0, 48))))
+    try:
+        r = getattr(ext, fn)(src, out, count, int(RNG.integers(0, 3)))
+    except (TypeError, OverflowError):
+        return
+    assert result_ok(r), r
+    packed, unpacked = (out.size, src.size) if fn == "pack6" else (src.size, out.size)
+    fits = packed >= (6 * count + 7) // 8 and unpacked >= count
+    assert (r is None) == fits, (fn, count, src.size, out.size, r)
+    check_guard(whole, out.size)
+
+
 def test_read_only_and_non_contiguous_outputs_are_refused():
     src = np.zeros(4, np.float32)
     ro = np.zeros(4, np.float32)
@@ -154,3 +173,10 @@ def test_read_only_and_non_contiguous_outputs_are_refused():
     assert ext.cast(src, 1, ro, 1, 4, True, 0, 1)[0] == -1
     assert ext.cast(src, 1, np.zeros(8, np.float32)[::2], 1, 4, True, 0, 1)[0] == -1
     assert ext.cast(src, 1, src[:3], 10, 4, True, 0, 1)[0] == -1  # overlapping, different types
+    codes = np.zeros(8, np.uint8)
+    ro8 = np.zeros(8, np.uint8)
+    ro8.flags.writeable = False
+    for fn in (ext.pack6, ext.unpack6):
+        assert fn(codes, ro8, 4, 1)[0] == -1
+        assert fn(codes, np.zeros(16, np.uint8)[::2], 4, 1)[0] == -1
+        assert fn(codes, codes[2:], 4, 1)[0] == -1  # overlapping

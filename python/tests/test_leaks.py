@@ -31,6 +31,7 @@ OUT_STRIDED = np.empty(128, np.float64)[::2]
 LIKE = np.zeros(3, ml_dtypes.bfloat16)
 TO = np.dtype(ml_dtypes.float8_e4m3fn)
 INT4 = np.array([1, -2, 3, -4, 5], ml_dtypes.int4)
+FP6 = np.array([1, -2, 3, -4, 5, 0.5, 7.5], ml_dtypes.float6_e2m3fn)
 ARROW = pa.array(np.arange(40, dtype=np.float64), mask=np.arange(40) % 3 == 0)
 ARROW_TEXTS = pa.array(["1", None, "2.5", "x"][:3] * 10)
 MATRIX = np.arange(60, dtype=np.int32).reshape(6, 10)
@@ -59,6 +60,8 @@ CALLS_OF = {
     "sub_byte": (lambda: tc.cast(X, DT.INT4), [X]),
     "packed": (lambda: tc.cast(X, DT.INT2, packed=True), [X]),
     "pack_unpack": (lambda: tc.unpack(tc.pack(INT4), DT.INT4, 5), [INT4]),
+    "float6": (lambda: tc.unpack(tc.pack(FP6), DT.FLOAT6E2M3, 7), [FP6]),
+    "float6_cast": (lambda: tc.cast(FP6, DT.FLOAT6E3M2, packed=True), [FP6]),
     "strings_in": (lambda: tc.cast(TEXTS, DT.DOUBLE), [TEXTS]),
     "strings_out": (lambda: tc.cast(X, DT.STRING), [X]),
     "cast_error": (bad_cast, [BAD_TEXTS]),

@@ -11,6 +11,10 @@
   FLOAT8E8M0 (ml_dtypes rounds to nearest and has no saturate: negative values, zero and
   float32 subnormals differ) and DOUBLE -> BFLOAT16 (ml_dtypes rounds through float32).
 - The unpacked sub-byte results hold the bytes ml_dtypes itself stores.
+- FLOAT6E2M3 / FLOAT6E3M2: every code decodes as ml_dtypes decodes it (to FLOAT, DOUBLE,
+  FLOAT16 and BFLOAT16); FLOAT and FLOAT16 -> FP6 equal ml_dtypes' astype (both always
+  saturate; NaN -> 0x20 / 0x00 by sign); DOUBLE -> FP6 rounds once where ml_dtypes rounds
+  twice through float32 (docs/python.md).
 """
 
 import math
@@ -36,12 +40,18 @@ ML_TYPES = [
     (DT.UINT4, ml_dtypes.uint4, 4),
     (DT.INT2, ml_dtypes.int2, 2),
     (DT.UINT2, ml_dtypes.uint2, 2),
+    (DT.FLOAT6E2M3, ml_dtypes.float6_e2m3fn, 6),
+    (DT.FLOAT6E3M2, ml_dtypes.float6_e3m2fn, 6),
 ]
 FLOAT8 = [
     (DT.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn),
     (DT.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz),
     (DT.FLOAT8E5M2, ml_dtypes.float8_e5m2),
     (DT.FLOAT8E5M2FNUZ, ml_dtypes.float8_e5m2fnuz),
+]
+FLOAT6 = [
+    (DT.FLOAT6E2M3, ml_dtypes.float6_e2m3fn),
+    (DT.FLOAT6E3M2, ml_dtypes.float6_e3m2fn),
 ]
 BITS_OF = {
     np.dtype(np.float16): np.uint16,
@@ -134,6 +144,8 @@ def test_sub_byte_results_hold_the_bytes_ml_dtypes_stores(onnx_type, mt, bits):
         src = np.array(
             [0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32
         )
+    elif onnx_type in (DT.FLOAT6E2M3, DT.FLOAT6E3M2):
+        src = every_code(mt, bits).astype(np.float32)  # the 64 values, -0.0 included
     else:
         lo, hi = (
             (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
@@ -149,7 +161,7 @@ def test_sub_byte_results_hold_the_bytes_ml_dtypes_stores(onnx_type, mt, bits):
         got.view(np.uint8), want.view(np.uint8), err_msg="bytes differ from ml_dtypes' own storage"
     )
     # and from an integer source too (INT8 -> INT4 wraps to the same values here)
-    if onnx_type != DT.FLOAT4E2M1:
+    if onnx_type not in (DT.FLOAT4E2M1, DT.FLOAT6E2M3, DT.FLOAT6E3M2):
         got_i = tc.cast(src.astype(np.int8), onnx_type)
         np.testing.assert_array_equal(got_i.view(np.uint8), want.view(np.uint8))
 
@@ -159,11 +171,11 @@ def test_sub_byte_results_hold_the_bytes_ml_dtypes_stores(onnx_type, mt, bits):
 # ---------------------------------------------------------------------------------------
 
 
-def format_grid(mt):
-    """Every finite non-negative value of an ml_dtypes float format, its midpoints (the
-    ties) and the tie above MAX, as float64 (all exact)."""
+def format_grid(mt, bits=8):
+    """Every finite non-negative value of an ml_dtypes float format of `bits` bits, its
+    midpoints (the ties) and the tie above MAX, as float64 (all exact)."""
     fi = ml_dtypes.finfo(mt)
-    codes = np.arange(256, dtype=np.uint8).view(mt).astype(np.float64)
+    codes = np.arange(1 << bits, dtype=np.uint8).view(mt).astype(np.float64)
     vals = np.unique(codes[np.isfinite(codes) & (codes >= 0)])
     step = vals[-1] - vals[-2]
     vals = np.append(vals, vals[-1] + step)  # one step past MAX
@@ -204,9 +216,9 @@ def float32_inputs(seed=1):
         .view(np.uint32),
         specials,
     ]
-    for _, mt in FLOAT8:
+    for mt, bits in [(mt, 8) for _, mt in FLOAT8] + [(mt, 6) for _, mt in FLOAT6]:
         with np.errstate(all="ignore"):
-            p = format_grid(mt).astype(np.float32)
+            p = format_grid(mt, bits).astype(np.float32)
         near = np.concatenate(
             [p, np.nextafter(p, np.float32(np.inf)), np.nextafter(p, np.float32(0))]
         )
@@ -285,13 +297,15 @@ def check_double_rounds_once(x, onnx_type, mt, saturate):
     return got, ml
 
 
-def near_ties(mt, g, n=50_000):
-    """Random doubles, and values just off every tie of mt by far less than a float32 ulp
-    (where rounding through float32 lands on the tie: the double-rounding cases)."""
+def near_ties(mt, g, n=50_000, bits=None):
+    """Random doubles, and values just off every tie of mt (of `bits` bits; default: its
+    itemsize) by far less than a float32 ulp (where rounding through float32 lands on the
+    tie: the double-rounding cases)."""
     size = np.dtype(mt).itemsize
+    bits = 8 * size if bits is None else bits
     with np.errstate(all="ignore"):
         codes = (
-            np.arange(1 << (8 * size), dtype=np.uint8 if size == 1 else np.uint16)
+            np.arange(1 << bits, dtype=np.uint8 if size == 1 else np.uint16)
             .view(mt)
             .astype(np.float64)
         )
@@ -344,6 +358,113 @@ def test_float_to_bfloat16_float4_equals_ml_dtypes(onnx_type, mt, src):
             x,
             "%s -> %s saturate=%s" % (np.dtype(src), onnx_type.name, sat),
         )
+
+
+# ---------------------------------------------------------------------------------------
+# FLOAT6E2M3 and FLOAT6E3M2 (ml_dtypes float6_e2m3fn, float6_e3m2fn)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("onnx_type,mt", FLOAT6, ids=ids(FLOAT6))
+@pytest.mark.parametrize(
+    "target,np_type",
+    [(DT.FLOAT16, np.float16), (DT.BFLOAT16, ml_dtypes.bfloat16)],
+    ids=["FLOAT16", "BFLOAT16"],
+)
+def test_every_float6_code_decodes_to_16_bit_floats_as_ml_dtypes(onnx_type, mt, target, np_type):
+    # FLOAT and DOUBLE: test_every_code_decodes_as_ml_dtypes (ML_TYPES).
+    x = every_code(mt, 6)
+    want = x.astype(np_type)
+    assert_bits_equal(tc.cast(x, target), want, x, "%s -> %s" % (onnx_type.name, target.name))
+    assert_bits_equal(tc.cast(x, np_type), want, x, "%s -> %s" % (onnx_type.name, np_type))
+    # and in an N-d shape (the packing of the source does not depend on the shape)
+    x2 = np.concatenate([x, x[:5]]).reshape(3, 23)
+    assert_bits_equal(tc.cast(x2, target).reshape(-1), x2.astype(np_type).reshape(-1), x2, "2-d")
+
+
+@pytest.mark.parametrize(
+    "src", [np.float32, np.float16, ml_dtypes.bfloat16], ids=["FLOAT", "FLOAT16", "BFLOAT16"]
+)
+@pytest.mark.parametrize("onnx_type,mt", FLOAT6, ids=ids(FLOAT6))
+def test_float_to_float6_equals_ml_dtypes(onnx_type, mt, src):
+    # X32: random bit patterns, log-uniform magnitudes, specials (+-0, +-Inf, NaNs of both
+    # signs, float32 subnormals, MAX) and every FP6 value, tie (at each binade, and the one
+    # above MAX) and those +- 1 float32 ulp. FLOAT16 and BFLOAT16: every code. FP6 has no
+    # Inf or NaN: both always saturate, and saturate=False changes nothing.
+    if src == np.float32:
+        x = X32
+    else:
+        x = np.arange(1 << 16, dtype=np.uint16).view(src)
+    with np.errstate(all="ignore"):
+        want = x.astype(mt)
+    for sat in (True, False):
+        got = tc.cast(x, onnx_type, saturate=sat)
+        assert_bits_equal(got, want, x, "%s -> %s saturate=%s" % (np.dtype(src), onnx_type, sat))
+        # the packed result is the packing of the same codes (element i in bits [6i, 6i + 6))
+        packed = tc.cast(x[:4001], onnx_type, packed=True, saturate=sat)
+        np.testing.assert_array_equal(
+            np.unpackbits(packed, bitorder="little")[: 6 * 4001].reshape(-1, 6),
+            np.unpackbits(bits_of(want[:4001]), bitorder="little").reshape(-1, 8)[:, :6],
+        )
+
+
+@pytest.mark.parametrize("onnx_type,mt", FLOAT6, ids=ids(FLOAT6))
+def test_float6_specials_follow_the_rule(onnx_type, mt):
+    # The rule (docs/python.md, as FLOAT4E2M1): no Inf or NaN; +-Inf and values above MAX
+    # -> +-MAX (0x1F / 0x3F), NaN -> 0x20 (-0) if its sign bit is clear, else 0x00; -0 ->
+    # 0x20. ml_dtypes agrees.
+    nan_pos = np.array([0x7FC00000, 0x7F800001, 0x7FFFFFFF], np.uint32).view(np.float32)
+    nan_neg = np.array([0xFFC00000, 0xFF800001, 0xFFFFFFFF], np.uint32).view(np.float32)
+    m = float(ml_dtypes.finfo(mt).max)
+    others = np.array([np.inf, -np.inf, 1e30, -1e30, 2 * m, -2 * m, 0.0, -0.0], np.float32)
+    x = np.concatenate([nan_pos, nan_neg, others])
+    want = [0x20] * 3 + [0x00] * 3 + [0x1F, 0x3F] * 3 + [0x00, 0x20]
+    for t in (onnx_type, mt):
+        assert bits_of(tc.cast(x, t)).tolist() == want
+    with np.errstate(all="ignore"):
+        assert bits_of(x.astype(mt)).tolist() == want
+    # FLOAT -> FP6 -> FLOAT of MAX
+    assert tc.cast(tc.cast(np.array([np.inf], np.float32), onnx_type), np.float32)[0] == m
+
+
+def exact_float6(v, mt):
+    """The code of the exact value v (a Fraction) in mt by the rule: round to nearest, ties
+    to the even code, saturating at +-MAX (the sign is v's)."""
+    values = [Fraction(float(f)) for f in every_code(mt, 6)[:32].astype(np.float64)]
+    a = abs(v)
+    best = min(range(32), key=lambda c: (abs(a - values[c]), c & 1))
+    return best | (0x20 if v < 0 else 0)
+
+
+@pytest.mark.parametrize("onnx_type,mt", FLOAT6, ids=ids(FLOAT6))
+def test_double_to_float6_rounds_once_where_ml_dtypes_rounds_twice(onnx_type, mt):
+    # ml_dtypes 0.6 converts float64 -> float6 through float32 (two roundings); tensorcast
+    # rounds the exact value once. Elsewhere they are equal (saturated: FP6 has no Inf).
+    x = near_ties(mt, np.random.default_rng(5), bits=6)
+    got, ml = check_double_rounds_once(x, onnx_type, mt, saturate=True)
+    special = ~np.isfinite(x)
+    np.testing.assert_array_equal(got[special], ml[special])
+    # By hand, from the exact rule: a double 2^-40 above a tie of mt, and 2^-40 below the
+    # next one. float32 drops the 2^-40 and lands on the tie, which goes to the even code;
+    # once-rounded, the value goes to the nearer code.
+    vals = every_code(mt, 6)[:32].astype(np.float64)
+    checked = 0
+    for lo, hi in zip(vals[:-1], vals[1:]):
+        tie = (lo + hi) / 2
+        for v in (tie + 2.0**-40, tie - 2.0**-40, -(tie + 2.0**-40)):
+            once = exact_float6(Fraction(v), mt)
+            twice = exact_float6(Fraction(float(np.float32(v))), mt)
+            got_v = int(bits_of(tc.cast(np.array([v]), onnx_type))[0])
+            ml_v = int(bits_of(np.array([v]).astype(mt))[0])
+            assert got_v == once, (v, hex(got_v), hex(once))
+            assert ml_v == twice, (v, hex(ml_v), hex(twice))
+            checked += once != twice
+    assert checked > 0  # the difference is real
+    # One example spelled out: FLOAT6E2M3 1.0 (0x08) and 1.125 (0x09) tie at 1.0625.
+    if onnx_type == DT.FLOAT6E2M3:
+        v = np.array([1.0625 + 2.0**-40])
+        assert int(bits_of(tc.cast(v, onnx_type))[0]) == 0x09
+        assert int(bits_of(v.astype(mt))[0]) == 0x08
 
 
 # ---------------------------------------------------------------------------------------

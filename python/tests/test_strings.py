@@ -453,7 +453,14 @@ ML_FLOATS = [
     ml_dtypes.float8_e5m2fnuz,
     ml_dtypes.float4_e2m1fn,
     ml_dtypes.float8_e8m0fnu,
+    ml_dtypes.float6_e2m3fn,
+    ml_dtypes.float6_e3m2fn,
 ]
+CODE_BITS = {
+    ml_dtypes.float4_e2m1fn: 4,
+    ml_dtypes.float6_e2m3fn: 6,
+    ml_dtypes.float6_e3m2fn: 6,
+}
 
 
 def e8m0_nearest(v):
@@ -472,7 +479,7 @@ def test_ml_dtypes_floats_to_text_read_back_to_the_same_code(mt):
     # 1e-4 <= |x| < 1e16 (docs 7.3). The shortest-digit choice is checked against the
     # reference by test_reference.py.
     size = np.dtype(mt).itemsize
-    n = 1 << (16 if size == 2 else (4 if mt == ml_dtypes.float4_e2m1fn else 8))
+    n = 1 << CODE_BITS.get(mt, 8 * size)
     codes = np.arange(n, dtype=np.uint16 if size == 2 else np.uint8)
     x = codes.view(mt)
     texts = tc.cast(x, DT.STRING).tolist()
@@ -494,3 +501,37 @@ def test_ml_dtypes_floats_to_text_read_back_to_the_same_code(mt):
         ), (hex(c), v, t)
         positional = v == 0 or 1e-4 <= abs(v) < 1e16
         assert ("e" not in t) == positional and ("." in t or not positional), (hex(c), v, t)
+
+
+@pytest.mark.parametrize(
+    "mt,t",
+    [(ml_dtypes.float6_e2m3fn, DT.FLOAT6E2M3), (ml_dtypes.float6_e3m2fn, DT.FLOAT6E3M2)],
+    ids=["FLOAT6E2M3", "FLOAT6E3M2"],
+)
+def test_texts_to_float6(mt, t, string_dtype):
+    # Python's repr of each of the 64 values, and of the values between them (float32 ties
+    # and non-ties, exact in float32: ml_dtypes' astype from float32 is the oracle), parsed
+    # into FP6 from every kind of numpy text array; unpacked and packed.
+    values = np.arange(64, dtype=np.uint8).view(mt).astype(np.float64)
+    between = np.concatenate([values, (values[:-1] + values[1:]) / 2, [1e6, -1e6]])
+    x = between.astype(np.float32)
+    want = x.astype(mt).view(np.uint8)
+    texts = [repr(float(v)) for v in x]
+    n = len(texts)
+    packed_want = np.frombuffer(
+        sum(int(c) << (6 * i) for i, c in enumerate(want)).to_bytes((6 * n + 7) // 8, "little"),
+        np.uint8,
+    )
+    for arr in (
+        np.array(texts, np.str_),
+        np.array(texts, np.bytes_),
+        np.array(texts, object),
+        np.array(texts, string_dtype),
+    ):
+        got = tc.cast(arr, t)
+        assert got.dtype == np.dtype(mt)
+        np.testing.assert_array_equal(got.view(np.uint8), want)
+        np.testing.assert_array_equal(tc.cast(arr, t, packed=True), packed_want)
+    # and 2-d, through the text spelling of the type
+    got = tc.cast(np.array(texts[:90], np.str_).reshape(9, 10), t.name.lower())
+    np.testing.assert_array_equal(got.view(np.uint8).ravel(), want[:90])
