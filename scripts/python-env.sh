@@ -21,11 +21,12 @@ script=$2
 shift 2
 
 python=${PYTHON:-python3}
-# onnx >= 1.20: Cast-24/25 with round_mode and INT2/UINT2 in onnx.reference.
+# onnx >= 1.23: Cast-24/25 with round_mode and INT2/UINT2, Cast-28 with FLOAT6E2M3/FLOAT6E3M2
+# in onnx.reference.
 # numpy < 2.3: numpy 2.3 changed str() of float16/float32 to scientific notation from
 # 1e3/1e6 on; docs/semantics.md (and the ONNX v1.18 string data) follow the
 # older spelling (positional below 1e16), so the reference must run on numpy < 2.3.
-packages=${TENSORCAST_PIP_PACKAGES:-"onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3"}
+packages=${TENSORCAST_PIP_PACKAGES:-"onnx>=1.23 ml_dtypes>=0.5.4 numpy>=1.24,<2.3"}
 
 log() { echo "python-env: $*" >&2; }
 

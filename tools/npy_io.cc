@@ -94,6 +94,15 @@ bool ParseDescr(const std::string& descr, NpyDtype* out, std::string* why) {
       break;
     default: break;
   }
+  if (type == DataType::kUndefined && kind == 'V' && size > 0) {
+    // np.save writes every ml_dtypes type as raw bytes ('<V1' for float8, float6, float4,
+    // int4, int2; '<V2' for bfloat16): the file does not say which type it holds.
+    *why = "dtype '" + descr +
+           "' is untyped raw bytes (numpy saves the ml_dtypes types bfloat16, float8, float6, "
+           "float4, int4 and int2 this way, without naming the type); store such tensors in a "
+           ".pb (onnx.TensorProto) file";
+    return false;
+  }
   if (type == DataType::kUndefined) {
     *why = "dtype '" + descr +
            "' is not supported (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 "

@@ -6,12 +6,17 @@
 //   int64_data   INT64                 uint64_data  UINT32, UINT64
 //   string_data  STRING
 //   int32_data   INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16, the float8
-//                types and FLOAT8E8M0 (one element each, low 16 or 8 bits), and the 4-/2-bit
-//                types (one packed byte each: two 4-bit or four 2-bit elements).
+//                types and FLOAT8E8M0 (one element each, low 16 or 8 bits), FLOAT6E2M3 and
+//                FLOAT6E3M2 (one element each, low 6 bits, as onnx.numpy_helper reads them),
+//                and the 4-/2-bit types (one packed byte each: two 4-bit or four 2-bit
+//                elements).
+// raw_data of FLOAT6E2M3/FLOAT6E3M2 is packed four elements in three bytes (element i in
+// bits [6i, 6i + 6) of the little-endian bit stream, ceil(6n / 8) bytes), as onnx writes it.
 // Writing uses raw_data (string_data for STRING) and keeps dims and name.
 #include <onnx/onnx_pb.h>
 
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -34,6 +39,13 @@ struct TypedField {
   size_t expected;  // values the shape needs
 };
 
+// True for the 4-/2-bit types, whose int32_data values are packed bytes; the 6-bit types
+// store one element per value there (four 6-bit elements do not fit a byte).
+bool Int32DataHoldsPackedBytes(DataType type) {
+  const int bits = BitWidth(type);
+  return bits < 8 && 8 % bits == 0;
+}
+
 TypedField FieldFor(const onnx::TensorProto& tp, DataType type, size_t count) {
   auto n = [](int size) { return static_cast<size_t>(size); };
   switch (type) {
@@ -47,7 +59,7 @@ TypedField FieldFor(const onnx::TensorProto& tp, DataType type, size_t count) {
     case DataType::kUint64: return {"uint64_data", n(tp.uint64_data_size()), count};
     default:  // one element per value, or one packed byte of 4-/2-bit elements
       return {"int32_data", n(tp.int32_data_size()),
-              BitWidth(type) < 8 ? StorageBytes(type, count) : count};
+              Int32DataHoldsPackedBytes(type) ? StorageBytes(type, count) : count};
   }
 }
 
@@ -59,6 +71,22 @@ void CopyLowBytes(const Field& field, size_t width, Tensor* t) {
   for (int i = 0; i < field.size(); ++i) {
     const auto v = field.Get(i);
     std::memcpy(out + static_cast<size_t>(i) * width, &v, width);
+  }
+}
+
+// Packs one 6-bit element per value (its low 6 bits) into the zeroed bytes of `t`:
+// element i goes to bits [6i, 6i + 6) of the little-endian bit stream.
+template <class Field>
+void PackSixBitValues(const Field& field, Tensor* t) {
+  unsigned char* out = t->bytes.data();
+  for (int i = 0; i < field.size(); ++i) {
+    const unsigned code = static_cast<uint32_t>(field.Get(i)) & 0x3Fu;
+    const size_t bit = static_cast<size_t>(i) * 6;
+    const unsigned shift = static_cast<unsigned>(bit % 8);
+    out[bit / 8] = static_cast<unsigned char>(out[bit / 8] | (code << shift));
+    if (shift > 2) {  // the element continues in the next byte
+      out[bit / 8 + 1] = static_cast<unsigned char>(out[bit / 8 + 1] | (code >> (8 - shift)));
+    }
   }
 }
 
@@ -78,6 +106,8 @@ void CopyTypedData(const onnx::TensorProto& tp, Tensor* t) {
     case DataType::kBool:  // any non-zero value is true, as numpy's astype(bool)
       for (size_t i = 0; i < t->count; ++i) t->bytes[i] = tp.int32_data(static_cast<int>(i)) != 0;
       return;
+    case DataType::kFloat6E2M3:
+    case DataType::kFloat6E3M2: return PackSixBitValues(tp.int32_data(), t);
     default: {
       const int bits = BitWidth(t->type);
       return CopyLowBytes(tp.int32_data(), bits < 8 ? 1 : static_cast<size_t>(bits / 8), t);

@@ -222,6 +222,17 @@ Status TypeRange(DataType type, Range* range) {
       codes[2 * i] = static_cast<unsigned char>(i);
       codes[2 * i + 1] = static_cast<unsigned char>(i >> 8);
     }
+  } else if (bits == 6) {  // the 64 codes, packed four in three bytes
+    count = 64;
+    codes.assign(StorageBytes(type, count), 0);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t bit = 6 * i;
+      const unsigned shift = static_cast<unsigned>(bit % 8);
+      codes[bit / 8] = static_cast<unsigned char>(codes[bit / 8] | (i << shift));
+      if (shift > 2) {  // the code continues in the next byte
+        codes[bit / 8 + 1] = static_cast<unsigned char>(codes[bit / 8 + 1] | (i >> (8 - shift)));
+      }
+    }
   } else {  // 8, 4 or 2 bits: every byte value holds every code
     codes.resize(256);
     for (size_t i = 0; i < 256; ++i) codes[i] = static_cast<unsigned char>(i);
@@ -332,11 +343,12 @@ std::vector<DataType> TargetTypes() {
       DataType::kFloat16,        DataType::kBfloat16,       DataType::kDouble,
       DataType::kFloat8E4M3FN,   DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
       DataType::kFloat8E5M2FNUZ, DataType::kFloat8E8M0,     DataType::kFloat4E2M1,
-      DataType::kInt8,           DataType::kInt16,          DataType::kInt32,
-      DataType::kInt64,          DataType::kUint8,          DataType::kUint16,
-      DataType::kUint32,         DataType::kUint64,         DataType::kInt4,
-      DataType::kUint4,          DataType::kInt2,           DataType::kUint2,
-      DataType::kBool,           DataType::kString};
+      DataType::kFloat6E2M3,     DataType::kFloat6E3M2,     DataType::kInt8,
+      DataType::kInt16,          DataType::kInt32,          DataType::kInt64,
+      DataType::kUint8,          DataType::kUint16,         DataType::kUint32,
+      DataType::kUint64,         DataType::kInt4,           DataType::kUint4,
+      DataType::kInt2,           DataType::kUint2,          DataType::kBool,
+      DataType::kString};
   for (int code = 1; code <= kMaxDataTypeCode; ++code) {  // any type added later
     const auto t = static_cast<DataType>(code);
     if (IsCastable(t) && t != DataType::kFloat &&

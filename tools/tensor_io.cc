@@ -88,10 +88,11 @@ void NormalizeStorage(Tensor* t) {
   }
   const int bits = BitWidth(t->type);
   if (t->type == DataType::kString || bits >= 8 || t->bytes.empty()) return;
-  const size_t per_byte = static_cast<size_t>(8 / bits);
-  const size_t used = t->count % per_byte;  // elements in the last byte, 0 = full
+  // Bits of the last byte that hold elements: count * bits mod 8 (0 = the byte is full).
+  // count % 8 keeps the product small; 8 * bits is a multiple of 8.
+  const unsigned used = static_cast<unsigned>(t->count % 8 * static_cast<size_t>(bits) % 8);
   if (used != 0) {
-    t->bytes.back() &= static_cast<unsigned char>((1u << (used * bits)) - 1);
+    t->bytes.back() &= static_cast<unsigned char>((1u << used) - 1);
   }
 }
 

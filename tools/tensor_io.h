@@ -5,9 +5,10 @@
 //         c8 c16 and '<U' unicode strings; C or Fortran order). Written as version 1.0.
 //   .pb   one serialized onnx.TensorProto: raw_data or the typed fields (float_data,
 //         double_data, int32_data, int64_data, uint64_data, string_data; complex types as
-//         (re, im) pairs in float_data/double_data), packed 4- and
-//         2-bit types (docs/semantics.md, "Packing"). Written with raw_data,
-//         or string_data for STRING.
+//         (re, im) pairs in float_data/double_data), packed 4-, 2- and
+//         6-bit types (docs/semantics.md, "Packing"; FLOAT6E2M3/FLOAT6E3M2: four
+//         elements in three bytes in raw_data, one element per value in int32_data).
+//         Written with raw_data, or string_data for STRING.
 // In memory a tensor holds elements exactly as tensorcast::Cast and Split take them: numeric
 // types in StorageBytes(type, count) little-endian bytes (sub-byte types packed, zero
 // padding), STRING as std::string objects.
@@ -59,7 +60,7 @@ enum class FileFormat { kNpy, kPb };
 Status FormatFromPath(const std::string& path, FileFormat* format,
                       const FileFormat* forced = nullptr);
 
-// Fails when `format` cannot store `type`: numpy has no bfloat16, float8, float4,
+// Fails when `format` cannot store `type`: numpy has no bfloat16, float8, float6, float4,
 // float8e8m0, int4/uint4, int2/uint2 (the message suggests .pb).
 Status CheckFormatCanHold(FileFormat format, DataType type, const std::string& path);
 
@@ -80,7 +81,7 @@ Status WriteNpy(const std::string& path, const Tensor& t, OutputGroup* group = n
 Status ReadPb(const std::string& path, Tensor* out);
 Status WritePb(const std::string& path, const Tensor& t, OutputGroup* group = nullptr);
 
-// Clears the padding bits after the last element of a packed 4-/2-bit tensor and maps
+// Clears the padding bits after the last element of a packed 4-/2-/6-bit tensor and maps
 // bool bytes to 0/1, so that tensors read from files meet Cast's input contract.
 void NormalizeStorage(Tensor* t);
 

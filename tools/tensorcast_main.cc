@@ -27,7 +27,7 @@ constexpr const char kUsage[] =
     "       [--threads N] IN OUT\n"
     "      Convert the tensor in IN to TYPE (ONNX Cast-28 semantics) and write it to OUT.\n"
     "      Files are .npy (numpy) or .pb (one onnx.TensorProto), chosen by extension;\n"
-    "      types numpy lacks (bfloat16, float8, float4, int4, int2, ...) need .pb.\n"
+    "      types numpy lacks (bfloat16, float8, float6, float4, int4, int2, ...) need .pb.\n"
     "      IN or OUT '-' is standard input or output, in the format --format npy|pb.\n"
     "      TYPE is an ONNX type name in any case (FLOAT8E4M3FN, float16) or its code (17).\n"
     "      --saturate 1     float8 targets: out-of-range values become +-max (default)\n"
@@ -268,6 +268,8 @@ int RunTypes(const std::vector<std::string>& args) {
       storage = "packed 2 per byte, element 2k in the low nibble";
     } else if (bits == 2) {
       storage = "packed 4 per byte, element 0 in bits 0-1";
+    } else if (bits == 6) {
+      storage = "packed 4 in 3 bytes, element i in bits 6i..6i+5";
     } else {
       storage = Format("%d byte%s", bits / 8, bits == 8 ? "" : "s");
     }

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Differential test: tensorcast Cast/CastLike versus the ONNX reference (onnx.reference).
 
-For every (source, target) pair of the 24 castable ONNX element types, for saturate in
-{0, 1} and round_mode in {up, down, nearest} (24 x 24 x 6 = 3456 configurations), random
+For every (source, target) pair of the 26 castable ONNX element types, for saturate in
+{0, 1} and round_mode in {up, down, nearest} (26 x 26 x 6 = 4056 configurations), random
 and adversarial inputs (specials, NaN payloads, signalling NaNs, every format's
 boundaries, ties and ties +- 1 ulp of every target, integer range edges, long decimal
 strings near ties, every accepted string spelling) are converted by both implementations
 and compared bit for bit (NaNs by their bits, strings exactly). The reference is a real
-onnx.reference.ReferenceEvaluator running a Cast node of opset 25.
+onnx.reference.ReferenceEvaluator running a Cast node of opset 25, or of opset 28 for the
+pairs with FLOAT6E2M3 or FLOAT6E3M2 (Cast-28; onnx >= 1.23).
 
 Every mismatch, and every element the reference cannot compute (it raises), is put in
 exactly one category, and for each category an independent oracle must agree with
@@ -23,8 +24,15 @@ naming its index.
 
 Before that, the oracle checks itself against the reference where both implement the
 same rule (float32 -> every small float, double -> float, e8m0 of normal floats, decoding
-of every small format, numpy's float16 spelling, string parsing); if they disagree the
-run stops: the test, not the library, is wrong.
+of every small format, the 6-bit packing against onnx.numpy_helper, numpy's float16
+spelling, string parsing); if they disagree the run stops: the test, not the library, is
+wrong.
+
+FLOAT6E2M3 and FLOAT6E3M2 are described here like FLOAT4E2M1 (formats without Inf and NaN
+that always saturate; a positive NaN gives -0, a negative NaN +0). Where the reference
+rounds twice through float32 (DOUBLE and 32/64-bit integer sources, to any ml_dtypes float),
+the one-rounding categories hold only the elements whose reference result is that double
+rounding and whose tensorcast result is the single rounding of the exact value.
 
 Usage (ctest runs it through scripts/python-env.sh, which provides numpy < 2.3):
     TENSORCAST_C_LIB=/path/libtensorcast_c.so python differential_test.py [options]
@@ -65,6 +73,7 @@ from onnx.reference import ReferenceEvaluator
 FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE = range(1, 12)
 UINT32, UINT64 = 12, 13
 BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, UINT4, INT4, FLOAT4, E8M0, UINT2, INT2 = range(16, 27)
+FLOAT6E2M3, FLOAT6E3M2 = 27, 28
 
 TYPES = [
     FLOAT,
@@ -91,6 +100,8 @@ TYPES = [
     E8M0,
     UINT2,
     INT2,
+    FLOAT6E2M3,
+    FLOAT6E3M2,
 ]
 NAME = {
     FLOAT: "FLOAT",
@@ -117,6 +128,8 @@ NAME = {
     E8M0: "FLOAT8E8M0",
     UINT2: "UINT2",
     INT2: "INT2",
+    FLOAT6E2M3: "FLOAT6E2M3",
+    FLOAT6E3M2: "FLOAT6E3M2",
 }
 BITS = {
     FLOAT: 32,
@@ -142,6 +155,8 @@ BITS = {
     E8M0: 8,
     UINT2: 2,
     INT2: 2,
+    FLOAT6E2M3: 6,
+    FLOAT6E3M2: 6,
 }
 REF_DTYPE = {
     FLOAT: np.float32,
@@ -167,6 +182,8 @@ REF_DTYPE = {
     E8M0: ml_dtypes.float8_e8m0fnu,
     UINT2: ml_dtypes.uint2,
     INT2: ml_dtypes.int2,
+    FLOAT6E2M3: ml_dtypes.float6_e2m3fn,
+    FLOAT6E3M2: ml_dtypes.float6_e3m2fn,
 }
 INT_RANGE = {
     UINT8: (0, 255),
@@ -186,9 +203,12 @@ WIDE_INTS = {UINT8, INT8, UINT16, INT16, INT32, INT64, UINT32, UINT64}
 SUB_INTS = {UINT4, INT4, UINT2, INT2}
 INTS = WIDE_INTS | SUB_INTS
 SIGNED = {INT8, INT16, INT32, INT64, INT4, INT2}
-PACKED = {UINT4, INT4, FLOAT4, UINT2, INT2}
+FLOAT6 = {FLOAT6E2M3, FLOAT6E3M2}
+PACKED = {UINT4, INT4, FLOAT4, UINT2, INT2} | FLOAT6
 FLOAT8 = {E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ}
-SMALL_FLOATS = FLOAT8 | {BF16, FLOAT4}  # ml_dtypes float targets (not E8M0)
+# Formats without Inf and NaN, that always saturate: float4 and the float6 types.
+NO_INF_NAN = {FLOAT4} | FLOAT6
+SMALL_FLOATS = FLOAT8 | {BF16} | NO_INF_NAN  # ml_dtypes float targets (not E8M0)
 FLOATS = {FLOAT, FLOAT16, DOUBLE} | SMALL_FLOATS | {E8M0}
 ML_TYPES = SMALL_FLOATS | {E8M0} | SUB_INTS  # numpy "user" dtypes of ml_dtypes
 # Sources that onnx.reference rounds to float32 before an ml_dtypes float / e8m0 target.
@@ -224,9 +244,11 @@ CAT_E8M0_SUBNORMAL = "e8m0 from float32 subnormal: exact value rounded once"
 CAT_FLOAT_INT = "float -> int NaN/out-of-range saturate"
 CAT_STR_INT = "string -> int"
 CAT_STR_BOOL = "string -> bool"
-CAT_STR_TYPEERROR = "string -> bf16/float8/float4/int4/int2: reference raises TypeError"
+CAT_STR_TYPEERROR = "string -> bf16/float8/float6/float4/int4/int2: reference raises TypeError"
 CAT_NO_CAST = "reference cannot compute (no registered cast)"
-CAT_ML_STRING = "bf16/float8/float4/e8m0/int4/int2 -> string: reference raises; shortest round-trip"
+CAT_ML_STRING = (
+    "bf16/float8/float6/float4/e8m0/int4/int2 -> string: reference raises; shortest round-trip"
+)
 CAT_SNAN_F16 = "float32/float64 signalling NaN -> float16: quieted, top payload kept"
 UNEXPLAINED = "UNEXPLAINED"
 
@@ -288,7 +310,7 @@ CATEGORY_DOC = {
     CAT_FLOAT_INT: "difference: float -> int maps NaN to 0 and saturates",
     CAT_STR_INT: "difference: string -> int",
     CAT_STR_BOOL: "difference: string -> bool",
-    CAT_STR_TYPEERROR: "difference: string -> bf16/float8/float4/int4/int2 supported",
+    CAT_STR_TYPEERROR: "difference: string -> bf16/float8/float4/int4/int2 (and float6) supported",
     CAT_NO_CAST: "the reference has no cast; tensorcast's rules apply",
     CAT_ML_STRING: "number -> string: shortest round-trip; the reference raises",
     CAT_SNAN_F16: "float16 NaN rule (stated, not yet listed as a difference)",
@@ -397,7 +419,8 @@ def value_str(v):
 # ----------------------------------------------------------------------------------
 
 # ebits, mbits, bias, kind. kind: ieee (Inf + NaN payloads), fn (E4M3FN: only S.1111.111
-# is NaN), fnuz (0x80 is the only NaN, no -0), fn4 (no Inf/NaN).
+# is NaN), fnuz (0x80 is the only NaN, no -0), fn4 (no Inf/NaN: FLOAT4E2M1, the float6
+# types).
 FORMATS = {
     DOUBLE: (11, 52, 1023, "ieee"),
     FLOAT: (8, 23, 127, "ieee"),
@@ -408,6 +431,8 @@ FORMATS = {
     E5M2: (5, 2, 15, "ieee"),
     E5M2FNUZ: (5, 2, 16, "fnuz"),
     FLOAT4: (2, 1, 1, "fn4"),
+    FLOAT6E2M3: (2, 3, 1, "fn4"),
+    FLOAT6E3M2: (3, 2, 3, "fn4"),
 }
 
 
@@ -552,6 +577,8 @@ def overflow_code(t, sign, sat):
         return s8 | (0x7B if sat else 0x7C)
     if t == FLOAT4:
         return (sign << 3) | 0x7  # float4 always saturates
+    if t in FLOAT6:
+        return (sign << 5) | 0x1F  # float6 always saturates: +-7.5 (E2M3), +-28 (E3M2)
     if t == FLOAT16:
         return (sign << 15) | 0x7C00
     if t == BF16:
@@ -571,6 +598,8 @@ def nan_code(t, v):
         return 0x80
     if t == FLOAT4:
         return 0x0 if sign else 0x8
+    if t in FLOAT6:
+        return 0x00 if sign else 0x20  # as FLOAT4E2M1: +NaN -> -0, -NaN -> +0
     if t == BF16:
         return (sign << 15) | 0x7FC0
     if t == E8M0:
@@ -887,7 +916,8 @@ def make_reference(src, dst, sat, rm):
     node = helper.make_node("Cast", ["x"], ["y"], to=dst, saturate=sat, round_mode=rm)
     inputs = [helper.make_tensor_value_info("x", src, None)]
     graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", dst, None)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    opset = 28 if src in FLOAT6 or dst in FLOAT6 else 25  # Cast-28 adds the float6 types
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     return ReferenceEvaluator(model)
 
 
@@ -941,6 +971,8 @@ def run_reference(evaluator, src, dst, inputs):
 
 
 def pack(codes, bits):
+    if bits == 6:
+        return pack6(codes)
     per = 8 // bits
     n = len(codes)
     nb = (n + per - 1) // per
@@ -954,11 +986,41 @@ def pack(codes, bits):
 
 
 def unpack(buf, bits, n):
+    if bits == 6:
+        return unpack6(buf, n)
     per = 8 // bits
     b = np.frombuffer(buf, np.uint8)
     out = np.zeros((len(b), per), np.uint8)
     for j in range(per):
         out[:, j] = (b >> (bits * j)) & ((1 << bits) - 1)
+    return out.reshape(-1)[:n]
+
+
+def pack6(codes):
+    """ONNX's 6-bit packing: four elements in three bytes, element i in bits [6i, 6i + 6)
+    of the little-endian bit stream (byte0 = e0 | e1 << 6, byte1 = e1 >> 2 | e2 << 4,
+    byte2 = e2 >> 4 | e3 << 2), ceil(6n / 8) bytes."""
+    n = len(codes)
+    padded = np.zeros(-(-n // 4) * 4, np.uint8)
+    padded[:n] = np.asarray(codes).astype(np.uint8) & 0x3F
+    e0, e1, e2, e3 = (padded[j::4] for j in range(4))
+    out = np.empty((len(e0), 3), np.uint8)
+    out[:, 0] = e0 | ((e1 & 0x03) << 6)
+    out[:, 1] = (e1 >> 2) | ((e2 & 0x0F) << 4)
+    out[:, 2] = (e2 >> 4) | (e3 << 2)
+    return out.reshape(-1)[: (6 * n + 7) // 8]
+
+
+def unpack6(buf, n):
+    b = np.zeros(-(-n // 4) * 3, np.uint8)
+    raw = np.frombuffer(buf, np.uint8)
+    b[: len(raw)] = raw
+    b0, b1, b2 = (b[j::3] for j in range(3))
+    out = np.empty((len(b0), 4), np.uint8)
+    out[:, 0] = b0 & 0x3F
+    out[:, 1] = (b0 >> 6) | ((b1 & 0x0F) << 2)
+    out[:, 2] = (b1 >> 4) | ((b2 & 0x03) << 4)
+    out[:, 3] = b2 >> 2
     return out.reshape(-1)[:n]
 
 
@@ -1354,7 +1416,7 @@ class Inputs:
         r = self.rng
         pts = set()
         # Every small format: all values and all midpoints (ties), incl. the overflow tie.
-        for t in (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4):
+        for t in (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, FLOAT6E2M3, FLOAT6E3M2):
             tb = table(t)
             grid = tb.vals + [tb.virtual]
             pts.update(grid)
@@ -1761,7 +1823,7 @@ def make_strings(r, quick):
     # Ties of every float target, written out exactly, and +- a tiny amount (the decimal
     # -> double -> target double rounding of the reference, and correct rounding here).
     tie_pts = []
-    for t in (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4):
+    for t in (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, FLOAT6E2M3, FLOAT6E3M2):
         tb = table(t)
         grid = tb.vals + [tb.virtual]
         mids = [(a + b) / 2 for a, b in zip(grid, grid[1:])]
@@ -1937,7 +1999,11 @@ def classify(src, dst, sat, rm, x, ref, ref_err, tc):
         return UNEXPLAINED, False, detail
     if dst in SMALL_FLOATS:
         if src in ROUND_VIA_F32_SOURCES and not is_f32_exact(v):
-            return one_rounding_category(src), tc == want, detail
+            # The reference rounds twice (to float32, then to the target): its result must
+            # be that double rounding, and tensorcast's the single rounding of the exact value.
+            twice = oracle(FLOAT, dst, ref_float32_value(src, v), sat, rm)
+            detail += ", rounded through float32 %#x" % twice
+            return one_rounding_category(src), tc == want and ref == twice, detail
         return UNEXPLAINED, False, detail
     if dst in WIDE_INTS and src in FLOATS:
         if v[0] == "nan" or v[0] == "inf":
@@ -2059,8 +2125,11 @@ def self_check(rng):
     xf = x.view(np.float32)
     finite = np.isfinite(xf)
     x = x[finite]
-    for dst in (FLOAT16, BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, DOUBLE):
-        for sat in (0, 1) if dst in FLOAT8 else (1,):
+    for dst in (FLOAT16, BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, DOUBLE) + tuple(
+        sorted(FLOAT6)
+    ):
+        # FLOAT6: saturate has no effect in the reference either (always saturating).
+        for sat in (0, 1) if dst in FLOAT8 | FLOAT6 else (1,):
             ev = make_reference(FLOAT, dst, sat, "up")
             ref, _ = run_reference(ev, FLOAT, dst, x)
             for c, rc in zip(x[:3000], ref[:3000]):
@@ -2083,8 +2152,26 @@ def self_check(rng):
         for c, rc in zip(normal[:2000], ref[:2000]):
             if encode_e8m0(decode(FLOAT, int(c)), 1, rm) != int(rc):
                 problems.append("e8m0 %s %#x" % (rm, c))
+    # the 6-bit packing versus onnx's (numpy_helper.from_array writes raw_data packed)
+    for n in range(0, 14):
+        codes = np.array([rng.randrange(64) for _ in range(n)], np.uint8)
+        for t in sorted(FLOAT6):
+            raw = onnx.numpy_helper.from_array(codes.view(REF_DTYPE[t])).raw_data
+            if raw != pack6(codes).tobytes() or not np.array_equal(unpack6(raw, n), codes):
+                problems.append("pack6 %s %s: onnx raw_data %s" % (NAME[t], codes, raw.hex()))
     # decode tables versus ml_dtypes
-    for t in (FLOAT16, BF16, E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, FLOAT4, E8M0):
+    for t in (
+        FLOAT16,
+        BF16,
+        E4M3FN,
+        E4M3FNUZ,
+        E5M2,
+        E5M2FNUZ,
+        FLOAT4,
+        E8M0,
+        FLOAT6E2M3,
+        FLOAT6E3M2,
+    ):
         codes = np.arange(1 << BITS[t], dtype=code_dtype(t))
         with np.errstate(all="ignore"):
             got = to_ref_array(t, codes).astype(np.float64)

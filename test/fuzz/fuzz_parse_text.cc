@@ -173,6 +173,9 @@ constexpr Format kFormats[] = {
     {DataType::kFloat8E5M2FNUZ, 8, 5, 2, 16, true, 0x7F, 0x80, 0x80},
     // FLOAT4E2M1 has no NaN: a positive NaN gives 0x8, a negative one 0x0.
     {DataType::kFloat4E2M1, 4, 2, 1, 1, false, 0x7, 0x8, 0x0},
+    // FLOAT6E2M3 (largest 7.5) and FLOAT6E3M2 (largest 28): no NaN either, the same rule.
+    {DataType::kFloat6E2M3, 6, 2, 3, 1, false, 0x1F, 0x20, 0x00},
+    {DataType::kFloat6E3M2, 6, 3, 2, 3, false, 0x1F, 0x20, 0x00},
 };
 
 // The value of a magnitude code (sign bit clear) of a finite number.
@@ -269,8 +272,13 @@ void Fail(const char* what, const std::string& text) {
 
 // Element i of a buffer of `bits`-wide codes (packed types: their bits).
 uint64_t CodeAt(const std::vector<uint8_t>& buf, int bits, size_t i) {
-  if (bits == 4) return (buf[i / 2] >> (4 * (i % 2))) & 0xF;
-  if (bits == 2) return (buf[i / 4] >> (2 * (i % 4))) & 0x3;
+  if (bits < 8) {  // bits [i * bits, (i + 1) * bits) of the little-endian bit stream
+    const size_t bit = i * static_cast<size_t>(bits);
+    unsigned window = buf[bit / 8];
+    if (bit % 8 + static_cast<size_t>(bits) > 8)
+      window |= static_cast<unsigned>(buf[bit / 8 + 1]) << 8;
+    return (window >> (bit % 8)) & ((1u << bits) - 1);
+  }
   uint64_t v = 0;
   std::memcpy(&v, buf.data() + i * static_cast<size_t>(bits) / 8, static_cast<size_t>(bits) / 8);
   return v;
@@ -515,14 +523,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       checked = true;
       unsigned code = out[0];
       if (f.bits == 16) code |= static_cast<unsigned>(out[1]) << 8;
-      if (f.bits == 4) code &= 0xF;
+      if (f.bits < 8) code &= (1u << f.bits) - 1;  // one packed element in the low bits
       if (x.nan) {
         if (code != (x.negative ? f.nan_negative : f.nan_positive)) Fail("not the NaN code", text);
         continue;
       }
       // Beyond MAX (Inf included): FLOAT16 and BFLOAT16 round to MAX below MAX + half a
       // step and overflow to Inf from there (the tie goes to the even Inf); the float8
-      // formats saturate (the default), FLOAT4E2M1 always does.
+      // formats saturate (the default), FLOAT4E2M1 and the FLOAT6 formats always do.
       const unsigned sign = x.negative ? 1u << (f.bits - 1) : 0;
       const double max = MagnitudeValue(f, f.max_code);
       if (x.inf || CompareMagnitude(x, max) > 0) {

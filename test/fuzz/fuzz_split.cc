@@ -20,9 +20,16 @@ using tensorcast::DataType;
   std::abort();
 }
 
-// Element e of a packed or byte-aligned buffer, as an integer of its bits.
+// Element e of a packed or byte-aligned buffer, as an integer of its bits. A packed element
+// is bits [e * bits, (e + 1) * bits) of the little-endian bit stream; a 6-bit one may
+// continue in the next byte.
 uint64_t Element(const uint8_t* p, size_t bits, size_t e) {
-  if (bits < 8) return (p[e * bits / 8] >> (e * bits % 8)) & ((1u << bits) - 1);
+  if (bits < 8) {
+    const size_t bit = e * bits;
+    unsigned window = p[bit / 8];
+    if (bit % 8 + bits > 8) window |= static_cast<unsigned>(p[bit / 8 + 1]) << 8;
+    return (window >> (bit % 8)) & ((1u << bits) - 1);
+  }
   uint64_t v = 0;
   std::memcpy(&v, p + e * bits / 8, bits / 8 > 8 ? 8 : bits / 8);
   return v;

@@ -1,5 +1,6 @@
 // Shared body of the .npy and .pb reader fuzz targets: the input bytes are written to a
-// file (the readers take paths) and read back. Nothing may crash, and libFuzzer's
+// file (the readers take paths) and read back. Nothing may crash, a tensor read has the
+// storage its shape needs (packed padding bits zero), and libFuzzer's
 // -malloc_limit_mb (set by the CI run) bounds every allocation: the readers must check the
 // file's size before they allocate what a header asks for.
 #ifndef TENSORCAST_TEST_FUZZ_FUZZ_TENSOR_FILE_H_
@@ -37,6 +38,11 @@ inline int ReadTensorFile(const uint8_t* data, size_t size, const char* extensio
       if (t.strings.size() != count) std::abort();
     } else if (t.bytes.size() != tensorcast::StorageBytes(t.type, count)) {
       std::abort();
+    } else {
+      // Cast's input contract: the padding bits after the last packed element are zero.
+      const size_t bits = static_cast<size_t>(tensorcast::BitWidth(t.type));
+      const size_t used = count % 8 * bits % 8;  // bits of the last byte that hold elements
+      if (bits < 8 && used != 0 && (t.bytes.back() >> used) != 0) std::abort();
     }
   }
   return 0;
