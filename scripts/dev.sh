@@ -174,7 +174,7 @@ test_all() {
 
 # The Python package and its tests. The venv gets the package as users get it (`pip install
 # .`, isolated build); CMAKE_ARGS passes ccache to the extension's CMake build.
-python_test_packages="numpy>=1.24,<2.3 ml_dtypes>=0.5.4 onnx>=1.20 pyarrow pytest mypy dask[array] distributed"
+python_test_packages="numpy>=1.24,<2.3 ml_dtypes>=0.5.4 onnx>=1.23 pyarrow pytest mypy dask[array] distributed"
 
 test_python() {
   packages=(cmake g++ make ccache pkgconf libhwy-dev python3 python3-dev python3-venv)
@@ -236,7 +236,7 @@ peers() {
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   cmake --preset release "${launcher[@]}" >/dev/null
   cmake --build --preset release --target tensorcast_c
-  local pip_packages="onnxruntime onnx>=1.20 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 pyarrow matplotlib"
+  local pip_packages="onnxruntime onnx>=1.23 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 pyarrow matplotlib"
   # The venv is made (and the peers installed) by python-env.sh; the package goes in after.
   TENSORCAST_PIP_PACKAGES=$pip_packages scripts/python-env.sh build/peers-venv /dev/null
   CMAKE_ARGS="$(launcher_args)" build/peers-venv/bin/pip install --quiet --disable-pip-version-check .

@@ -1,9 +1,12 @@
 // sweep_f32_test: all 2^32 float32 bit patterns -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2,
-// FLOAT8E5M2FNUZ and FLOAT4E2M1, each with saturate = 1 and 0, through tensorcast::Cast in
-// blocks, compared bit for bit with independent transcriptions of the ONNX reference's
-// encoders (onnx/reference/ops/op_cast.py and onnx/numpy_helper.py: float8 with and
-// without saturation, float4e2m1), which agree with ml_dtypes on every float32 input and
-// which tensorcast follows (docs/semantics.md).
+// FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT6E2M3 and FLOAT6E3M2, each with saturate = 1 and 0,
+// through tensorcast::Cast in blocks, compared bit for bit with independent transcriptions
+// of the ONNX reference's encoders (onnx/reference/ops/op_cast.py and
+// onnx/numpy_helper.py: float8 with and without saturation, float4e2m1; the FLOAT6 types
+// are ml_dtypes' float6_e2m3fn / float6_e3m2fn, which onnx.reference 1.23 casts to with
+// astype: round to nearest even, always saturating, +NaN -> 0x20, -NaN -> 0x00), which
+// agree with ml_dtypes on every float32 input and which tensorcast follows
+// (docs/semantics.md).
 //
 // Prints, per format and mode, the count checked and the mismatches (the first few with
 // their bits), the elapsed seconds, and finally "N passed, M failed". Exit status 1 on any
@@ -100,25 +103,34 @@ uint8_t EncodeFloat4(uint32_t bits) {
   return static_cast<uint8_t>((s << 3) | code);
 }
 
+// ml_dtypes' float32 -> float6 (e2m3fn, e3m2fn): the same rounding with the 6-bit fields,
+// always saturating (no Inf), and NaN -> the zero of the other sign. `saturate` is ignored.
+uint8_t EncodeFloat6(uint32_t bits, const Float8Params& p) {
+  const uint32_t s = bits >> 31;
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint8_t>(s == 0 ? 0x20 : 0x00);
+  const uint8_t c = EncodeFloat8(bits, p, /*saturate=*/true);  // sign in bit 7
+  return static_cast<uint8_t>((c & 0x1F) | (s << 5));
+}
+
 // ---------------------------------------------------------------------------------------
 // The sweep.
 
 struct Format {
   const char* name;
   DataType type;
-  bool is_float4;
+  int bits;  // 8, 6 (EncodeFloat6) or 4 (EncodeFloat4)
   Float8Params p;
 };
 
 const Format kFormats[] = {
-    {"FLOAT8E4M3FN", DataType::kFloat8E4M3FN, false, {3, 7, 0x43E00000u, 0x7E, false, false, 0x7F}},
-    {"FLOAT8E4M3FNUZ", DataType::kFloat8E4M3FNUZ, false, {3, 8, 0x43700000u, 0x7F, true, false, 0}},
-    {"FLOAT8E5M2", DataType::kFloat8E5M2, false, {2, 15, 0x47600000u, 0x7B, false, true, 0x7E}},
-    {"FLOAT8E5M2FNUZ",
-     DataType::kFloat8E5M2FNUZ,
-     false,
-     {2, 16, 0x47600000u, 0x7F, true, false, 0}},
-    {"FLOAT4E2M1", DataType::kFloat4E2M1, true, {}},
+    {"FLOAT8E4M3FN", DataType::kFloat8E4M3FN, 8, {3, 7, 0x43E00000u, 0x7E, false, false, 0x7F}},
+    {"FLOAT8E4M3FNUZ", DataType::kFloat8E4M3FNUZ, 8, {3, 8, 0x43700000u, 0x7F, true, false, 0}},
+    {"FLOAT8E5M2", DataType::kFloat8E5M2, 8, {2, 15, 0x47600000u, 0x7B, false, true, 0x7E}},
+    {"FLOAT8E5M2FNUZ", DataType::kFloat8E5M2FNUZ, 8, {2, 16, 0x47600000u, 0x7F, true, false, 0}},
+    {"FLOAT4E2M1", DataType::kFloat4E2M1, 4, {}},
+    // max 7.5 (0x40F00000) and 28 (0x41E00000); largest magnitude code 0x1F
+    {"FLOAT6E2M3", DataType::kFloat6E2M3, 6, {3, 1, 0x40F00000u, 0x1F, false, false, 0}},
+    {"FLOAT6E3M2", DataType::kFloat6E3M2, 6, {2, 3, 0x41E00000u, 0x1F, false, false, 0}},
 };
 
 struct Combo {
@@ -175,9 +187,15 @@ void SweepBlocks(const std::vector<Combo>& combos, std::vector<Result>& results,
       int shown_count = 0;
       for (uint64_t i = 0; i < kBlock; ++i) {
         unsigned got, expected;
-        if (combo.format->is_float4) {
+        if (combo.format->bits == 4) {
           got = (dst[i / 2] >> (4 * (i % 2))) & 0xF;  // element 2k in the low nibble
           expected = EncodeFloat4(src[i]);
+        } else if (combo.format->bits == 6) {
+          const uint64_t bit = 6 * i;  // element i in bits [6i, 6i + 6)
+          unsigned w = dst[bit / 8];
+          if (bit % 8 > 2) w |= static_cast<unsigned>(dst[bit / 8 + 1]) << 8;
+          got = (w >> (bit % 8)) & 0x3F;
+          expected = EncodeFloat6(src[i], combo.format->p);
         } else {
           got = dst[i];
           expected = EncodeFloat8(src[i], combo.format->p, combo.saturate);
