@@ -5,7 +5,8 @@
 // The oracle is deliberately formulated differently from the library:
 // - a source code is decoded to its exact value as a double (ldexp of its fields; every value
 //   of these types is exact in a double), NaNs keep their sign and payload;
-// - a float target (float16, bfloat16, the four float8 types, float4e2m1) is found by
+// - a float target (float16, bfloat16, the four float8 types, float4e2m1, the two float6
+//   types) is found by
 //   searching the sorted table of all its finite values (nearest, ties to the even code; a
 //   virtual value one top-binade spacing above MAX decides overflow);
 // - float8e8m0 compares the value with powers of two; integers use std::trunc.
@@ -64,6 +65,8 @@ constexpr TypeInfo kTypes[] = {
     {DataType::kFloat8E5M2FNUZ, "FLOAT8E5M2FNUZ", 8, Family::kSmallFloat, true},
     {DataType::kFloat8E8M0, "FLOAT8E8M0", 8, Family::kE8M0, false},
     {DataType::kFloat4E2M1, "FLOAT4E2M1", 4, Family::kSmallFloat, true},
+    {DataType::kFloat6E2M3, "FLOAT6E2M3", 6, Family::kSmallFloat, true},
+    {DataType::kFloat6E3M2, "FLOAT6E3M2", 6, Family::kSmallFloat, true},
     {DataType::kInt8, "INT8", 8, Family::kInteger, true},
     {DataType::kUint8, "UINT8", 8, Family::kInteger, false},
     {DataType::kInt16, "INT16", 16, Family::kInteger, true},
@@ -98,14 +101,17 @@ std::vector<uint64_t> AllCodes(const TypeInfo& t) {
 }
 
 // Packs codes into the storage layout: little-endian; 4-bit element 2k in the low nibble
-// of byte k; 2-bit element 0 in bits 0-1; zero padding.
+// of byte k; 2-bit element 0 in bits 0-1; 6-bit element i in bits [6i, 6i + 6) of the bit
+// stream, crossing into the next byte; zero padding.
 std::vector<uint8_t> Pack(const TypeInfo& t, const std::vector<uint64_t>& codes) {
   const size_t bytes = (codes.size() * static_cast<size_t>(t.bits) + 7) / 8;
   std::vector<uint8_t> out(bytes, 0);
   for (size_t i = 0; i < codes.size(); ++i) {
     if (t.bits < 8) {
       const size_t bit = i * static_cast<size_t>(t.bits);
-      out[bit / 8] = static_cast<uint8_t>(out[bit / 8] | ((codes[i] & Mask(t.bits)) << (bit % 8)));
+      const uint64_t field = (codes[i] & Mask(t.bits)) << (bit % 8);  // < 2^14
+      out[bit / 8] = static_cast<uint8_t>(out[bit / 8] | (field & 0xFF));
+      if (field > 0xFF) out[bit / 8 + 1] = static_cast<uint8_t>(out[bit / 8 + 1] | (field >> 8));
     } else {
       for (int b = 0; b < t.bits / 8; ++b) {
         out[i * static_cast<size_t>(t.bits / 8) + static_cast<size_t>(b)] =
@@ -121,7 +127,9 @@ std::vector<uint64_t> Unpack(const TypeInfo& t, const uint8_t* bytes, size_t cou
   for (size_t i = 0; i < count; ++i) {
     if (t.bits < 8) {
       const size_t bit = i * static_cast<size_t>(t.bits);
-      codes[i] = (bytes[bit / 8] >> (bit % 8)) & Mask(t.bits);
+      uint64_t window = bytes[bit / 8];
+      if (bit % 8 + static_cast<size_t>(t.bits) > 8) window |= uint64_t{bytes[bit / 8 + 1]} << 8;
+      codes[i] = (window >> (bit % 8)) & Mask(t.bits);
     } else {
       for (int b = 0; b < t.bits / 8; ++b) {
         codes[i] |= uint64_t{bytes[i * static_cast<size_t>(t.bits / 8) + static_cast<size_t>(b)]}
@@ -182,13 +190,13 @@ enum class Specials {
   kIeee,    // the all-ones exponent holds Inf (mantissa 0) and NaN
   kE4M3FN,  // only s.1111.111 is NaN; no Inf
   kFnuz,    // 0x80 is the one NaN; no Inf, no -0
-  kNone,    // float4e2m1: every code is a number
+  kNone,    // float4e2m1, float6e2m3, float6e3m2: every code is a number
 };
 
 enum class Overflow {
   kToInf,           // float16, bfloat16: beyond MAX -> +-Inf, `saturate` ignored
   kBySaturate,      // float8: +-MAX when saturating, else the overflow code
-  kAlwaysSaturate,  // float4e2m1: +-MAX
+  kAlwaysSaturate,  // float4e2m1, float6e2m3, float6e3m2: +-MAX
 };
 
 struct FloatFormat {
@@ -222,6 +230,12 @@ constexpr FloatFormat kFloatFormats[] = {
     // reference here).
     {DataType::kFloat4E2M1, 2, 1, 1, Specials::kNone, false, Overflow::kAlwaysSaturate,  //
      0x7, 0xF, 0x8, 0x0},
+    // The OCP MX FP6 formats (ml_dtypes float6_e2m3fn, float6_e3m2fn): no Inf, no NaN, always
+    // saturating to +-7.5 / +-28; NaN -> 0x20 when its sign bit is 0, 0x00 when it is 1.
+    {DataType::kFloat6E2M3, 2, 3, 1, Specials::kNone, false, Overflow::kAlwaysSaturate,  //
+     0x1F, 0x3F, 0x20, 0x00},
+    {DataType::kFloat6E3M2, 3, 2, 3, Specials::kNone, false, Overflow::kAlwaysSaturate,  //
+     0x1F, 0x3F, 0x20, 0x00},
 };
 
 const FloatFormat& Format(DataType type) {
@@ -605,6 +619,16 @@ TEST(ExhaustiveOracle, DecodesTheSpecTables) {
       {DataType::kFloat4E2M1, 0x6, 4},
       {DataType::kFloat4E2M1, 0x7, 6},
       {DataType::kFloat4E2M1, 0xF, -6},
+      // OCP MX v1.0, FP6: E2M3 max 7.5, min normal 1, min subnormal 0.125; E3M2 max 28, min
+      // normal 0.25, min subnormal 0.0625
+      {DataType::kFloat6E2M3, 0x1F, 7.5},
+      {DataType::kFloat6E2M3, 0x3F, -7.5},
+      {DataType::kFloat6E2M3, 0x08, 1},
+      {DataType::kFloat6E2M3, 0x01, 0.125},
+      {DataType::kFloat6E3M2, 0x1F, 28},
+      {DataType::kFloat6E3M2, 0x3F, -28},
+      {DataType::kFloat6E3M2, 0x04, 0.25},
+      {DataType::kFloat6E3M2, 0x01, 0.0625},
       // IEEE half and bfloat16
       {DataType::kFloat16, 0x7BFF, 65504},
       {DataType::kFloat16, 0x0001, 0x1p-24},
@@ -628,6 +652,8 @@ TEST(ExhaustiveOracle, DecodesTheSpecTables) {
   // Negative zeros and NaNs.
   EXPECT_TRUE(std::signbit(Decode(Info(DataType::kFloat8E4M3FN), 0x80).x));
   EXPECT_TRUE(std::signbit(Decode(Info(DataType::kFloat4E2M1), 0x8).x));
+  EXPECT_TRUE(std::signbit(Decode(Info(DataType::kFloat6E2M3), 0x20).x));
+  EXPECT_TRUE(std::signbit(Decode(Info(DataType::kFloat6E3M2), 0x20).x));
   EXPECT_TRUE(Decode(Info(DataType::kFloat8E4M3FN), 0x7F).nan);
   EXPECT_TRUE(Decode(Info(DataType::kFloat8E5M2), 0x7D).nan);
   EXPECT_TRUE(Decode(Info(DataType::kFloat8E8M0), 0xFF).nan);
@@ -1019,7 +1045,9 @@ TEST(ExhaustiveMonotonic, FloatToEveryOrderedTargetNeverDecreases) {
       {DataType::kFloat8E4M3FN, true},   {DataType::kFloat8E4M3FNUZ, true},
       {DataType::kFloat8E5M2, true},     {DataType::kFloat8E5M2, false},
       {DataType::kFloat8E5M2FNUZ, true}, {DataType::kFloat4E2M1, true},
-      {DataType::kFloat4E2M1, false},    {DataType::kInt8, true},
+      {DataType::kFloat4E2M1, false},    {DataType::kFloat6E2M3, true},
+      {DataType::kFloat6E2M3, false},    {DataType::kFloat6E3M2, true},
+      {DataType::kFloat6E3M2, false},    {DataType::kInt8, true},
       {DataType::kUint8, true},          {DataType::kInt16, true},
       {DataType::kUint16, true},         {DataType::kInt32, true},
       {DataType::kUint32, true},         {DataType::kInt64, true},
