@@ -168,8 +168,9 @@ HWY_INLINE void PackFour(const Layout& t, hn::Vec<DU8V> c0, hn::Vec<DU8V> c1, hn
                     out + 2 * bytes);
 }
 
-// Code vector k (of four) from the three packed vectors whose lanes hold its groups,
-// `first` and `second` blended by `take_second` (Layout::unpack[k]).
+// Code vector k (of four) from `packed`, the blend of the packed vectors that holds its
+// groups: its lanes are gathered by Layout::unpack[k], then each group's three bytes are
+// spread into a u32 lane.
 HWY_INLINE hn::Vec<DU8V> UnpackOne(const Layout& t, size_t k, hn::Vec<DU32> packed) {
   const DU32 du32;
   const DU8V du8;
