@@ -138,18 +138,12 @@ int Report(const Status& s, tc_error* err) noexcept {
               s.elements_written());
 }
 
-// CastLike's types: TC_UNSUPPORTED for a Cast type that CastLike (opsets 15-25) does not
-// list (the FLOAT6 types); every other type error is left to the Cast checks.
+// CastLike's types (check::CastLikeTypes): TC_UNSUPPORTED for the FLOAT6 types.
 int CheckCastLikeTypes(int32_t src_type, int32_t like_type, tc_error* err) {
-  for (int32_t code : {src_type, like_type}) {
-    const auto t = static_cast<DataType>(code);
-    if (tensorcast::check::IsCastType(t) && !tensorcast::check::IsCastLikeType(t)) {
-      const Status s =
-          tensorcast::check::CastLikeTypeError(t, code == src_type ? "src_type" : "like_type");
-      return Report(Status(s.code(), "tc_cast_like: " + s.message()), err);
-    }
-  }
-  return TC_OK;
+  const Status s = tensorcast::check::CastLikeTypes(static_cast<DataType>(src_type),
+                                                    static_cast<DataType>(like_type),
+                                                    "tc_cast_like", "src_type", "like_type");
+  return s.ok() ? TC_OK : Report(s, err);
 }
 
 // Runs `body` (returning int), turning any exception into TC_INTERNAL.

@@ -143,13 +143,9 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
 
 Status CastLike(const void* src, DataType src_type, void* dst, DataType like_type, size_t count,
                 const CastOptions& options) {
-  // Cast reports every other argument error, as for Cast.
-  for (DataType t : {src_type, like_type}) {
-    if (check::IsCastType(t) && !check::IsCastLikeType(t)) {
-      const Status s = check::CastLikeTypeError(t, t == src_type ? "source type" : "like type");
-      return Status(s.code(), "CastLike: " + s.message());
-    }
-  }
+  const Status s =
+      check::CastLikeTypes(src_type, like_type, "CastLike", "source type", "like type");
+  if (!s.ok()) return s;
   return Cast(src, src_type, dst, like_type, count, options);
 }
 

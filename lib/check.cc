@@ -27,6 +27,17 @@ Status CastLikeTypeError(DataType type, const char* argument) {
                     std::to_string(kCastLikeMaxOpset) + ") does not accept it: use Cast");
 }
 
+Status CastLikeTypes(DataType src, DataType like, const char* function, const char* src_argument,
+                     const char* like_argument) {
+  for (DataType t : {src, like}) {
+    if (IsCastType(t) && !IsCastLikeType(t)) {
+      const Status s = CastLikeTypeError(t, t == src ? src_argument : like_argument);
+      return Status(s.code(), std::string(function) + ": " + s.message());
+    }
+  }
+  return Status::Ok();
+}
+
 Status NumericCastTypeError(DataType type, const char* argument) {
   if (!IsCastType(type)) return CastTypeError(type, argument);
   return Status(StatusCode::kUnsupported,

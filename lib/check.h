@@ -46,6 +46,12 @@ inline bool IsCastLikeType(DataType type) {
 }
 Status CastLikeTypeError(DataType type, const char* argument);
 
+// CastLike's two types, named `src_argument` and `like_argument` in `function`'s messages:
+// the CastLike error of the first Cast type that CastLike does not list, prefixed
+// "<function>: "; OK otherwise (every other type error is left to Cast's checks).
+Status CastLikeTypes(DataType src, DataType like, const char* function, const char* src_argument,
+                     const char* like_argument);
+
 // A type Cast converts other than STRING: else as IsCastType, or kUnsupported "NAME (N) is
 // not a numeric type".
 inline bool IsNumericCastType(DataType type) {

@@ -143,9 +143,9 @@ Entry PlanPair(const TargetFacts& facts, DataType src, DataType dst) {
   } else {
     return e;  // not planned: Cast falls back to the scalar reference (a test forbids it)
   }
-  const bool table = !TableCodesFit(src) || !TableCodesFit(dst) ? false
-                     : e.row != nullptr                         ? TableBeatsKernel(facts, src, dst)
-                                        : IsSmallCode(src) && IsTableTarget(facts, src, dst);
+  const bool table = TableCodesFit(src) && TableCodesFit(dst) &&
+                     (e.row != nullptr ? TableBeatsKernel(facts, src, dst)
+                                       : IsSmallCode(src) && IsTableTarget(facts, src, dst));
   if (table) {
     bool sign_extend = false;
     if (BitWidth(dst) <= 16 || ResultsExtendFrom16Bits(e, src, dst, &sign_extend)) {

@@ -26,10 +26,11 @@ when it cannot import them, it uses the byte formulas only and says so.
 import os
 import random
 import re
-import shutil
 import struct
 import subprocess
 import sys
+
+from cli_files import check, npy_bytes, run_tests, tensor_proto
 
 CLI = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -116,30 +117,6 @@ def decode6(t, code):
 # ---- files, written and read by hand --------------------------------------------------
 
 
-def varint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
-
-
-def tensor_proto(dims, data_type, raw=None, int32=None, name=None):
-    """onnx.TensorProto: dims (1), data_type (2), int32_data (5, packed), name (8),
-    raw_data (9)."""
-    out = b"".join(b"\x08" + varint(d) for d in dims) + b"\x10" + varint(data_type)
-    if int32 is not None:
-        body = b"".join(varint(v & 0xFFFFFFFFFFFFFFFF) for v in int32)  # int32: sign-extended
-        out += b"\x2a" + varint(len(body)) + body
-    if name is not None:
-        out += b"\x42" + varint(len(name)) + name
-    if raw is not None:
-        out += b"\x4a" + varint(len(raw)) + raw
-    return out
-
-
 def read_varint(buf, i):
     shift = value = 0
     while True:
@@ -189,16 +166,6 @@ def parse_tensor_proto(buf):
     return t
 
 
-def npy_bytes(descr, shape, payload):
-    shape_text = "(" + "".join(f"{d}, " for d in shape).rstrip(" ") + ")"
-    if len(shape) > 1:
-        shape_text = shape_text.replace(", )", ")")
-    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}"
-    total = 10 + len(header) + 1
-    header += " " * ((64 - total % 64) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
-
-
 def read_npy(data):
     """-> (descr, shape, payload) of a version 1.0 .npy."""
     check(data[:8] == b"\x93NUMPY\x01\x00", "not a .npy 1.0 file: %r" % data[:8])
@@ -228,15 +195,6 @@ def read(name):
 
 def run(*args):
     return subprocess.run([CLI, *args], cwd=WORK, capture_output=True, timeout=120)
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def expect_ok(proc):
@@ -603,20 +561,7 @@ def main():
             else " only (onnx >= 1.23 with ml_dtypes is not importable here)"
         )
     )
-    passed = failed = 0
-    for fn in TESTS:
-        shutil.rmtree(WORK, ignore_errors=True)
-        os.makedirs(WORK)
-        try:
-            fn()
-            passed += 1
-            print(f"[  PASSED  ] {fn.__name__}")
-        except Exception as e:  # a failing check or an unexpected error
-            failed += 1
-            print(f"[  FAILED  ] {fn.__name__}: {type(e).__name__}: {e}")
-    shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return run_tests(TESTS, WORK)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Usage: cli_hostile_test.py TENSORCAST WORKDIR. Needs only the Python standard li
 """
 
 import os
-import shutil
 import signal
 import stat
 import struct
@@ -22,46 +21,11 @@ import subprocess
 import sys
 import time
 
+from cli_files import Skipped, check, f32_npy, npy_bytes, run_tests, tensor_proto
+
 CLI = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
 MARKERS = (".tensorcast-tmp-", ".tensorcast-old-")
-
-
-def npy_bytes(descr, shape, payload):
-    """A numpy format 1.0 file (written by hand: the test needs no numpy)."""
-    shape_text = "(" + "".join(f"{d}, " for d in shape).rstrip(" ") + ")"
-    if len(shape) > 1:
-        shape_text = shape_text.replace(", )", ")")
-    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}"
-    total = 10 + len(header) + 1
-    header += " " * ((64 - total % 64) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
-
-
-def f32_npy(values, shape=None):
-    shape = shape or [len(values)]
-    return npy_bytes("<f4", shape, struct.pack(f"<{len(values)}f", *values))
-
-
-def varint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out += bytes([b | (0x80 if n else 0)])
-        if not n:
-            return out
-
-
-def tensor_proto(dims, data_type, raw=None, strings=None):
-    """An onnx.TensorProto encoded by hand: dims (1), data_type (2), string_data (6),
-    raw_data (9)."""
-    out = b"".join(b"\x08" + varint(d) for d in dims) + b"\x10" + varint(data_type)
-    for s in strings or []:
-        out += b"\x32" + varint(len(s)) + s
-    if raw is not None:
-        out += b"\x4a" + varint(len(raw)) + raw
-    return out
 
 
 def write(name, data):
@@ -86,19 +50,6 @@ def run(*args, env=None, stdin=None, timeout=60):
 
 def leftovers():
     return sorted(n for n in os.listdir(WORK) if any(m in n for m in MARKERS))
-
-
-class Failure(Exception):
-    pass
-
-
-class Skipped(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def expect_error(proc, code, *fragments):
@@ -357,23 +308,7 @@ def absurd_output_counts_are_refused():
 
 
 def main():
-    passed = failed = skipped = 0
-    for fn in TESTS:
-        shutil.rmtree(WORK, ignore_errors=True)
-        os.makedirs(WORK)
-        try:
-            fn()
-            passed += 1
-            print(f"[  PASSED  ] {fn.__name__}")
-        except Skipped as e:
-            skipped += 1
-            print(f"[  SKIPPED ] {fn.__name__}: {e}")
-        except Exception as e:  # a failing check or an unexpected error
-            failed += 1
-            print(f"[  FAILED  ] {fn.__name__}: {e}")
-    shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return run_tests(TESTS, WORK)
 
 
 if __name__ == "__main__":
