@@ -16,6 +16,7 @@
 #include "lib/type_facts.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
+#include "tensorcast/quantize.h"
 #include "tensorcast/split.h"
 #include "tensorcast/status.h"
 #include "tensorcast/strings.h"
@@ -316,6 +317,65 @@ int ReportSplit(const Status& s, DataType type, tc_error* err) {
   return Fill(err, static_cast<int>(s.code()), m.data(), m.size(), 0);
 }
 
+// tc_quantize_options into QuantizeAttributes (as ReadOptions).
+int ReadQuantizeOptions(const tc_quantize_options* in, tensorcast::QuantizeAttributes* out,
+                        tensorcast::Runner* runner, tc_error* err) {
+  *out = tensorcast::QuantizeAttributes();
+  if (in == nullptr) return TC_OK;
+  const size_t size = in->struct_size;
+  if (size > sizeof(tc_quantize_options)) {
+    return StructTooLarge("options", "tc_quantize_options", size, sizeof(tc_quantize_options), err);
+  }
+  const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
+  if (has(offsetof(tc_quantize_options, opset), sizeof(int))) out->opset = in->opset;
+  if (has(offsetof(tc_quantize_options, axis), sizeof(int64_t))) out->axis = in->axis;
+  if (has(offsetof(tc_quantize_options, block_size), sizeof(int64_t))) {
+    out->block_size = in->block_size;
+  }
+  if (has(offsetof(tc_quantize_options, output_dtype), sizeof(int32_t))) {
+    out->output_dtype = static_cast<DataType>(in->output_dtype);
+  }
+  if (has(offsetof(tc_quantize_options, saturate), sizeof(int))) out->saturate = in->saturate != 0;
+  if (has(offsetof(tc_quantize_options, precision), sizeof(int32_t))) {
+    out->precision = static_cast<DataType>(in->precision);
+  }
+  if (has(offsetof(tc_quantize_options, runner), sizeof(const tc_runner*))) {
+    out->runner = ToRunner(in->runner, runner);
+  }
+  return TC_OK;
+}
+
+tensorcast::TensorView ToView(const tc_tensor& t) {
+  tensorcast::TensorView v;
+  v.data = t.data;
+  v.type = static_cast<DataType>(t.type);
+  v.shape = t.shape;
+  v.rank = t.rank;
+  return v;
+}
+
+using QdqFunction = Status (*)(const tensorcast::TensorView&, const tensorcast::TensorView&,
+                               const tensorcast::TensorView*, void*, DataType,
+                               const tensorcast::QuantizeAttributes&);
+
+int QuantizeCall(QdqFunction f, const char* name, const tc_tensor* x, const tc_tensor* scale,
+                 const tc_tensor* zero_point, void* y, int32_t y_type,
+                 const tc_quantize_options* options, tc_error* err) {
+  tensorcast::QuantizeAttributes attrs;
+  tensorcast::Runner runner;
+  const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
+  if (code != TC_OK) return code;
+  if (x == nullptr || scale == nullptr) {
+    const std::string m = std::string(name) + ": " + (x == nullptr ? "x" : "scale") + " is null";
+    return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+  }
+  tensorcast::TensorView zp;
+  if (zero_point != nullptr) zp = ToView(*zero_point);
+  return Report(f(ToView(*x), ToView(*scale), zero_point != nullptr ? &zp : nullptr, y,
+                  static_cast<DataType>(y_type), attrs),
+                err);
+}
+
 static_assert(sizeof(tensorcast::Runner) == sizeof(tc_runner) &&
                   offsetof(tc_runner, run) == sizeof(void*),
               "tc_runner and tensorcast::Runner must have the same layout");
@@ -579,6 +639,56 @@ TC_API int tc_describe_route(int32_t src_type, int32_t dst_type, const char* tar
                              size_t target_length, tc_route_info* out, tc_error* err) {
   return Guard(
       err, [&] { return DescribeRouteImpl(src_type, dst_type, target, target_length, out, err); });
+}
+
+TC_API int tc_quantize_linear(const tc_tensor* x, const tc_tensor* scale,
+                              const tc_tensor* zero_point, void* y, int32_t y_type,
+                              const tc_quantize_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    return QuantizeCall(tensorcast::QuantizeLinear, "QuantizeLinear", x, scale, zero_point, y,
+                        y_type, options, err);
+  });
+}
+
+TC_API int tc_dequantize_linear(const tc_tensor* x, const tc_tensor* scale,
+                                const tc_tensor* zero_point, void* y, int32_t y_type,
+                                const tc_quantize_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    return QuantizeCall(tensorcast::DequantizeLinear, "DequantizeLinear", x, scale, zero_point, y,
+                        y_type, options, err);
+  });
+}
+
+TC_API int tc_quantize_linear_output_type(const tc_quantize_options* options,
+                                          int32_t zero_point_type, int32_t* y_type, tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::QuantizeAttributes attrs;
+    tensorcast::Runner runner;
+    const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
+    if (code != TC_OK) return code;
+    DataType t = DataType::kUndefined;
+    const Status s =
+        tensorcast::QuantizeLinearOutputType(attrs, static_cast<DataType>(zero_point_type), &t);
+    if (s.ok() && y_type != nullptr) *y_type = static_cast<int32_t>(t);
+    if (y_type == nullptr) return Report(check::NullOutputError("y_type"), err);
+    return Report(s, err);
+  });
+}
+
+TC_API int tc_dequantize_linear_output_type(const tc_quantize_options* options, int32_t scale_type,
+                                            int32_t* y_type, tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::QuantizeAttributes attrs;
+    tensorcast::Runner runner;
+    const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
+    if (code != TC_OK) return code;
+    DataType t = DataType::kUndefined;
+    const Status s =
+        tensorcast::DequantizeLinearOutputType(attrs, static_cast<DataType>(scale_type), &t);
+    if (s.ok() && y_type != nullptr) *y_type = static_cast<int32_t>(t);
+    if (y_type == nullptr) return Report(check::NullOutputError("y_type"), err);
+    return Report(s, err);
+  });
 }
 
 }  // extern "C"

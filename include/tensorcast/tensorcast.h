@@ -6,6 +6,7 @@
 #include "tensorcast/cast_options.h"   // IWYU pragma: export
 #include "tensorcast/data_type.h"      // IWYU pragma: export
 #include "tensorcast/introspection.h"  // IWYU pragma: export
+#include "tensorcast/quantize.h"       // IWYU pragma: export
 #include "tensorcast/runner.h"         // IWYU pragma: export
 #include "tensorcast/split.h"          // IWYU pragma: export
 #include "tensorcast/status.h"         // IWYU pragma: export

@@ -446,6 +446,57 @@ TC_API const char* tc_route_name(int route);
 TC_API int tc_describe_route(int32_t src_type, int32_t dst_type, const char* target,
                              size_t target_length, tc_route_info* out, tc_error* err);
 
+/* ---- QuantizeLinear / DequantizeLinear (opsets 10-28) ------------------------- */
+
+/* A dense row-major tensor that a call reads: `rank` dimensions at `shape` (NULL for a
+ * scalar), elements at `data` (NULL allowed when empty), `type` an ONNX type code. */
+typedef struct tc_tensor {
+  const void* data;
+  int32_t type;
+  const int64_t* shape;
+  size_t rank;
+} tc_tensor;
+
+/* The attributes of a QuantizeLinear / DequantizeLinear node and the runner
+ * (tensorcast/quantize.h has the rules). NULL means TC_QUANTIZE_OPTIONS_INIT; a smaller
+ * struct_size takes the defaults for the fields it lacks, a larger one is
+ * TC_INVALID_ARGUMENT. A field the node's version does not have must keep its default. */
+typedef struct tc_quantize_options {
+  size_t struct_size;      /* sizeof(tc_quantize_options) */
+  int opset;               /* 10..28 (default 28) */
+  int64_t axis;            /* default 1 */
+  int64_t block_size;      /* 0: per tensor or per axis */
+  int32_t output_dtype;    /* 0: absent */
+  int saturate;            /* QuantizeLinear, float8 outputs (default 1) */
+  int32_t precision;       /* QuantizeLinear 23+: FLOAT, FLOAT16 or BFLOAT16; 0: absent */
+  const tc_runner* runner; /* NULL: the calling thread only */
+} tc_quantize_options;
+
+#define TC_QUANTIZE_OPTIONS_INIT \
+  { sizeof(tc_quantize_options), 28, 1, 0, 0, 1, 0, NULL }
+
+/* y = saturate(round_half_even(x / scale) + zero_point). zero_point may be NULL (absent).
+ * y holds the packed storage of x's element count in y_type, which must be the node's
+ * output type (tc_quantize_linear_output_type). Errors, before anything is written:
+ * TC_UNSUPPORTED (opset outside 10..28, a type the version does not list),
+ * TC_INVALID_ARGUMENT (shapes, attributes, NULL or overlapping buffers, a nonzero float
+ * zero point), TC_OVERFLOW. */
+TC_API int tc_quantize_linear(const tc_tensor* x, const tc_tensor* scale,
+                              const tc_tensor* zero_point, void* y, int32_t y_type,
+                              const tc_quantize_options* options, tc_error* err);
+
+/* y = (x - zero_point) * scale, rounded once to y_type (tc_dequantize_linear_output_type). */
+TC_API int tc_dequantize_linear(const tc_tensor* x, const tc_tensor* scale,
+                                const tc_tensor* zero_point, void* y, int32_t y_type,
+                                const tc_quantize_options* options, tc_error* err);
+
+/* The output type of QuantizeLinear given the zero point's type (0: none), and of
+ * DequantizeLinear given the scale's type. */
+TC_API int tc_quantize_linear_output_type(const tc_quantize_options* options,
+                                          int32_t zero_point_type, int32_t* y_type, tc_error* err);
+TC_API int tc_dequantize_linear_output_type(const tc_quantize_options* options, int32_t scale_type,
+                                            int32_t* y_type, tc_error* err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,34 @@
+// foreach_target TU of the QuantizeLinear / DequantizeLinear arithmetic
+// (lib/kernels/quantize-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lib/dispatch/quantize_kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "lib/kernels/quantize-inl.h"
+
+#if HWY_ONCE
+#include "lib/dispatch/quantize_kernels.h"
+
+namespace tensorcast {
+namespace dispatch {
+
+HWY_EXPORT(QuantizeToIntF32);
+HWY_EXPORT(QuantizeQuotientF32);
+HWY_EXPORT(DequantizeF32);
+
+void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, float hi,
+                      float* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(x, n, run, lo, hi, out);
+}
+
+void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, float* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(x, n, run, out);
+}
+
+void DequantizeF32(const float* x, size_t n, const QdqRun& run, bool round_to_odd, float* out) {
+  HWY_DYNAMIC_DISPATCH(DequantizeF32)(x, n, run, round_to_odd, out);
+}
+
+}  // namespace dispatch
+}  // namespace tensorcast
+#endif  // HWY_ONCE

@@ -1,0 +1,228 @@
+// The arithmetic of QuantizeLinear and DequantizeLinear on float32 lanes (Highway,
+// foreach_target): the division with rounding, zero point and saturation, and the
+// product with one rounding. Conversions to and from the tensor types are Cast kernels
+// around these (lib/quantize.cc). Every function here is exact IEEE arithmetic and gives
+// the same bits on every target (NaNs included: see FixNaN).
+
+// Per-target include guard (Highway's foreach_target idiom).
+#if defined(TENSORCAST_KERNELS_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TENSORCAST_KERNELS_QUANTIZE_INL_H_
+#undef TENSORCAST_KERNELS_QUANTIZE_INL_H_
+#else
+#define TENSORCAST_KERNELS_QUANTIZE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lib/dispatch/quantize_kernels.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensorcast {
+namespace HWY_NAMESPACE {
+namespace qdq {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// A NaN result is the NaN of the first NaN operand (a, then b), quiet; Inf * 0 gives the
+// positive quiet NaN 0x7FC00000. Hardware agrees on the first two on x86 and Arm, not on
+// the third (x86 gives the negative one), so they are set here for every target.
+template <class D, class V>
+HWY_INLINE V FixNaN(D d, V a, V b, V r) {
+  const auto nan = hn::Ne(r, r);
+  if (HWY_LIKELY(hn::AllFalse(d, nan))) return r;
+  const hn::RebindToUnsigned<D> du;
+  const auto quiet = hn::Set(du, 0x00400000u);
+  const V qa = hn::BitCast(d, hn::Or(hn::BitCast(du, a), quiet));
+  const V qb = hn::BitCast(d, hn::Or(hn::BitCast(du, b), quiet));
+  const V dflt = hn::BitCast(d, hn::Set(du, 0x7FC00000u));
+  const V fixed = hn::IfThenElse(hn::Ne(a, a), qa, hn::IfThenElse(hn::Ne(b, b), qb, dflt));
+  return hn::IfThenElse(nan, fixed, r);
+}
+
+// QuantizeLinear to an integer type: round_half_even(x / s), saturated to [lo - z, hi - z],
+// plus z; a NaN quotient gives z. The result is an exact integer in [lo, hi].
+struct ToInt {
+  float lo, hi;
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x, V s, V z) const {
+    const V q = hn::Div(x, s);
+    V r = hn::Round(q);
+    r = hn::Min(hn::Max(r, hn::Sub(hn::Set(d, lo), z)), hn::Sub(hn::Set(d, hi), z));
+    r = hn::IfThenElseZero(hn::Eq(q, q), r);
+    return hn::Add(r, z);
+  }
+};
+
+// QuantizeLinear to a float type: the quotient (its zero point is zero).
+struct Quotient {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x, V s, V /*z*/) const {
+    return FixNaN(d, x, s, hn::Div(x, s));
+  }
+};
+
+// DequantizeLinear to FLOAT: (x - z) * s, rounded once (x - z is exact: the inputs that
+// come here have at most 17 significant bits, and float inputs have a zero z).
+struct Product {
+  template <class D, class V>
+  HWY_INLINE V operator()(D d, V x, V s, V z) const {
+    const V a = hn::Sub(x, z);
+    return FixNaN(d, a, s, hn::Mul(a, s));
+  }
+};
+
+// Runs op on every element of a run whose scale and zero point are given by `run`.
+template <class Op>
+HWY_INLINE void Uniform(const float* HWY_RESTRICT x, size_t n, float s, float z,
+                        float* HWY_RESTRICT out, const Op& op) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const auto vs = hn::Set(d, s), vz = hn::Set(d, z);
+  size_t j = 0;
+  for (; j + N <= n; j += N) hn::StoreU(op(d, hn::LoadU(d, x + j), vs, vz), d, out + j);
+  const hn::CappedTag<float, 1> d1;
+  for (; j < n; ++j) {
+    hn::StoreU(op(d1, hn::LoadU(d1, x + j), hn::Set(d1, s), hn::Set(d1, z)), d1, out + j);
+  }
+}
+
+template <class Op>
+HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* HWY_RESTRICT s,
+                           const float* HWY_RESTRICT z, float* HWY_RESTRICT out, const Op& op) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  size_t j = 0;
+  if (z == nullptr) {
+    for (; j + N <= n; j += N) {
+      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::Zero(d)), d, out + j);
+    }
+  } else {
+    for (; j + N <= n; j += N) {
+      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d,
+                 out + j);
+    }
+  }
+  const hn::CappedTag<float, 1> d1;
+  for (; j < n; ++j) {
+    const auto vz = z == nullptr ? hn::Zero(d1) : hn::LoadU(d1, z + j);
+    hn::StoreU(op(d1, hn::LoadU(d1, x + j), hn::LoadU(d1, s + j), vz), d1, out + j);
+  }
+}
+
+template <class Op>
+HWY_INLINE void Run(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
+                    float* HWY_RESTRICT out, const Op& op) {
+  switch (run.mode) {
+    case dispatch::QdqRun::kUniform:
+      Uniform(x, n, run.s[0], run.z == nullptr ? 0.0f : run.z[0], out, op);
+      return;
+    case dispatch::QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
+    default: {  // blocked: element j has scale (phase + j) / block
+      size_t j = 0, k = 0, phase = run.phase;
+      while (j < n) {
+        const size_t len = run.block - phase < n - j ? run.block - phase : n - j;
+        Uniform(x + j, len, run.s[k], run.z == nullptr ? 0.0f : run.z[k], out + j, op);
+        j += len;
+        ++k;
+        phase = 0;
+      }
+      return;
+    }
+  }
+}
+
+// DequantizeLinear to FLOAT16 / BFLOAT16: (x - z) * s rounded to float32 by round-to-odd
+// (the exact product is computed in float64, where it fits), so that the Cast of the
+// result to 16 bits rounds the exact product once.
+template <class DD>
+HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float* s_ptr, float s1,
+                                const float* z_ptr, float z1, float* HWY_RESTRICT out) {
+  const hn::Rebind<float, DD> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto xf = hn::LoadU(df, x);
+  const auto sf = s_ptr != nullptr ? hn::LoadU(df, s_ptr) : hn::Set(df, s1);
+  const auto zf = z_ptr != nullptr ? hn::LoadU(df, z_ptr) : hn::Set(df, z1);
+  const auto af = hn::Sub(xf, zf);
+  const auto p = hn::Mul(hn::PromoteTo(dd, af), hn::PromoteTo(dd, sf));  // exact
+  const auto pf = hn::DemoteTo(df, p);                                      // nearest even
+  // The sign of exact - rounded, scaled so that no nonzero difference underflows float32.
+  const auto diff = hn::DemoteTo(
+      df, hn::Mul(hn::Sub(p, hn::PromoteTo(dd, pf)), hn::Set(dd, 0x1p200)));
+  const auto bits = hn::BitCast(du, pf);
+  const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1u)), hn::Zero(du));
+  const auto inexact = hn::RebindMask(du, hn::Ne(diff, hn::Zero(df)));
+  // Away from zero when the exact value is farther from zero than the rounded one: the
+  // signs of the difference and of the rounded value agree.
+  const auto sign_d = hn::And(hn::BitCast(du, diff), hn::Set(du, 0x80000000u));
+  const auto sign_p = hn::And(bits, hn::Set(du, 0x80000000u));
+  const auto up = hn::Eq(sign_d, sign_p);
+  const auto adjusted =
+      hn::IfThenElse(up, hn::Add(bits, hn::Set(du, 1u)), hn::Sub(bits, hn::Set(du, 1u)));
+  const auto r = hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), adjusted, bits));
+  hn::StoreU(FixNaN(df, af, sf, r), df, out);
+}
+
+HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
+                              float* HWY_RESTRICT out) {
+  const hn::ScalableTag<double> dd;
+  const hn::CappedTag<double, 1> dd1;
+  const size_t N = hn::Lanes(dd);
+  auto span = [&](size_t j0, size_t len, const float* s, const float* z, bool per_element) {
+    size_t j = 0;
+    const float s1 = per_element ? 0.0f : s[0];
+    const float z1 = per_element || z == nullptr ? 0.0f : z[0];
+    for (; j + N <= len; j += N) {
+      RoundToOddLanes(dd, x + j0 + j, per_element ? s + j : nullptr, s1,
+                      per_element && z != nullptr ? z + j : nullptr, z1, out + j0 + j);
+    }
+    for (; j < len; ++j) {
+      RoundToOddLanes(dd1, x + j0 + j, per_element ? s + j : nullptr, s1,
+                      per_element && z != nullptr ? z + j : nullptr, z1, out + j0 + j);
+    }
+  };
+  switch (run.mode) {
+    case dispatch::QdqRun::kUniform: span(0, n, run.s, run.z, false); return;
+    case dispatch::QdqRun::kPerElement: span(0, n, run.s, run.z, true); return;
+    default: {
+      size_t j = 0, k = 0, phase = run.phase;
+      while (j < n) {
+        const size_t len = run.block - phase < n - j ? run.block - phase : n - j;
+        span(j, len, run.s + k, run.z == nullptr ? nullptr : run.z + k, false);
+        j += len;
+        ++k;
+        phase = 0;
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace qdq
+
+inline void QuantizeToIntF32(const float* x, size_t n, const dispatch::QdqRun& run, float lo,
+                             float hi, float* out) {
+  qdq::Run(x, n, run, out, qdq::ToInt{lo, hi});
+}
+
+inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run,
+                                float* out) {
+  qdq::Run(x, n, run, out, qdq::Quotient{});
+}
+
+inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run,
+                          bool round_to_odd, float* out) {
+  if (round_to_odd) {
+    qdq::DequantizeOdd(x, n, run, out);
+  } else {
+    qdq::Run(x, n, run, out, qdq::Product{});
+  }
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace tensorcast
+HWY_AFTER_NAMESPACE();
+
+#endif  // TENSORCAST_KERNELS_QUANTIZE_INL_H_
