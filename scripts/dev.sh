@@ -5,8 +5,8 @@
 #                                stages, timing each: the native suite (release), the aarch64
 #                                suite under qemu (test-aarch64), the ASan + UBSan suite
 #                                (test-asan), the ThreadSanitizer test (test-tsan), the Python
-#                                package (test-python), then each libFuzzer target for
-#                                TENSORCAST_FUZZ_SECONDS (default 60; fuzz). CI runs exactly
+#                                package (test-python), then the libFuzzer targets, sharing
+#                                TENSORCAST_FUZZ_SECONDS (default 300; fuzz). CI runs exactly
 #                                this. TENSORCAST_SKIP_AARCH64=1, TENSORCAST_SKIP_SANITIZERS=1,
 #                                TENSORCAST_SKIP_PYTHON=1 and TENSORCAST_SKIP_FUZZ=1 skip those
 #                                stages (for a quick local run; CI skips nothing).
@@ -30,8 +30,9 @@
 #                                numpy < 2.3 for the string-spelling oracle; ray[data] unless
 #                                TENSORCAST_SKIP_RAY=1, which also skips the tests marked
 #                                `ray`), then pytest over python/tests
-#   scripts/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang), S seconds each
-#                                (default 60) on their seed corpora; prints the execution counts
+#   scripts/dev.sh fuzz [S]      the libFuzzer targets (preset fuzz, clang) on their seed
+#                                corpora, S seconds in all (default 300) shared equally (six
+#                                targets: 50 s each); prints the execution counts
 #   scripts/dev.sh build         install what is missing, build only
 #   scripts/dev.sh format-check  clang-format (14, .clang-format) --dry-run --Werror over every
 #                                C/C++ file git tracks, then ruff format --check and ruff check
@@ -122,14 +123,17 @@ test_tsan() {
 }
 
 fuzz() {
-  local seconds=${1:-60}
+  # The stage's budget, shared equally: adding a target does not lengthen the stage.
+  local total=${1:-300} names=(parse_text cast split quantize npy pb)
+  local seconds=$(( total / ${#names[@]} ))
+  [ "$seconds" -ge 1 ] || seconds=1
   packages=(clang libclang-rt-14-dev)
   install_missing
   # shellcheck disable=SC2046
   cmake --preset fuzz $(launcher_args) >/dev/null
   cmake --build --preset fuzz
   local name work log runs
-  for name in parse_text cast split npy pb; do
+  for name in "${names[@]}"; do
     work=build-fuzz/corpus/$name
     mkdir -p "$work"
     log=build-fuzz/fuzz_$name.log
@@ -167,7 +171,7 @@ test_all() {
     stage tsan test_tsan
   fi
   [ "${TENSORCAST_SKIP_PYTHON:-0}" = 1 ] || stage python test_python
-  [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-60}"
+  [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-300}"
   echo "stage times:"
   printf '  %s\n' "${stage_times[@]}"
 }
@@ -257,6 +261,6 @@ case "$cmd" in
   fuzz) fuzz "$@" ;;
   format) format_files | xargs clang-format -i && "$(ruff_path)" format . && "$(ruff_path)" check --fix . ;;
   peers) peers "$@" ;;
-  *) echo "usage: scripts/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [seconds] | build | format-check | format | peers [args]" >&2
+  *) echo "usage: scripts/dev.sh report [IN] | test [ctest args] | test-aarch64 [ctest args] | test-asan | test-tsan | test-python [pytest args] | fuzz [total seconds] | build | format-check | format | peers [args]" >&2
      exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 #ifndef TENSORCAST_TOOLS_COMMANDS_H_
 #define TENSORCAST_TOOLS_COMMANDS_H_
 
+#include <cstdint>
 #include <new>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ bool OptionValue(const std::vector<std::string>& args, size_t* i, std::string* v
 // Parses --format: npy or pb (any case, with or without the dot).
 int ParseFormat(const std::string& value, FileFormat* format);
 
+// The whole of `text` as a decimal int64 (optional '-', no spaces, no '+').
+bool ParseInt64(const std::string& text, int64_t* out);
+
 // Parses --threads: an integer from 1 to 4096 (threads in total, the caller included).
 int ParseThreads(const std::string& value, size_t* threads);
 
@@ -51,6 +55,12 @@ Status Guarded(const std::string& what, F&& f) {
 int RunCast(const std::vector<std::string>& args);
 // `tensorcast split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] IN PREFIX`
 int RunSplit(const std::vector<std::string>& args);
+// `tensorcast quantize IN OUT --scale S [--zero-point Z] [--axis N] [--block-size N]
+//  [--output-dtype T] [--precision T] [--no-saturate] [--opset N] [--format F] [--threads N]`
+int RunQuantize(const std::vector<std::string>& args);
+// `tensorcast dequantize IN OUT --scale S [--zero-point Z] [--axis N] [--block-size N]
+//  [--output-dtype T] [--opset N] [--format F] [--threads N]`
+int RunDequantize(const std::vector<std::string>& args);
 // `tensorcast types`
 int RunTypes(const std::vector<std::string>& args);
 // `tensorcast report [--count N] [--threads N] [IN]` (--count is for tests and quick looks)

@@ -35,14 +35,6 @@ namespace {
 constexpr int64_t kMaxOutputs = 16384;
 constexpr int64_t kMaxEmptyOutputs = 1024;
 
-// The whole of `text` as a decimal int64 (optional '-', no spaces, no '+').
-bool ParseInt64(const std::string& text, int64_t* out) {
-  if (text.empty()) return false;
-  const char* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, *out);
-  return result.ec == std::errc() && result.ptr == end;
-}
-
 int ParseSizes(const std::string& value, std::vector<int64_t>* sizes) {
   sizes->clear();
   size_t start = 0;
@@ -106,6 +98,13 @@ Status WriteAllOrNothing(const std::vector<std::string>& paths, const std::vecto
 }
 
 }  // namespace
+
+bool ParseInt64(const std::string& text, int64_t* out) {
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, *out);
+  return result.ec == std::errc() && result.ptr == end;
+}
 
 int RunSplit(const std::vector<std::string>& args) {
   int64_t axis = 0;

@@ -1,5 +1,6 @@
 // The `tensorcast` command-line program: convert tensor files with ONNX Cast semantics,
-// split them with ONNX Split semantics, list the supported types and the route of each
+// split them with ONNX Split semantics, quantize and dequantize them with ONNX
+// QuantizeLinear / DequantizeLinear semantics, list the supported types and the route of each
 // pair, and report throughput and round-trip error on this machine.
 // Uses only the public tensorcast API.
 #include <cstdio>
@@ -46,6 +47,28 @@ constexpr const char kUsage[] =
     "      Every element type works (types numpy lacks need .pb). IN '-' is standard\n"
     "      input (--format names its format and the outputs'). At most 16384 outputs, and\n"
     "      at most 1024 more than the axis length.\n"
+    "  quantize --scale S [--zero-point Z] [--axis A] [--block-size B] [--output-dtype T]\n"
+    "           [--precision T] [--no-saturate] [--opset N] [--format F] [--threads N]\n"
+    "           IN OUT\n"
+    "      ONNX QuantizeLinear of IN at opset N (10 to 28, default 28), written to OUT.\n"
+    "      S and Z are a .npy or .pb file (a tensor, with its type and shape) or a number\n"
+    "      (a scalar). The scale's shape chooses: one element: per tensor; 1-D: one per\n"
+    "      index of axis A (default 1); with --block-size B: IN's rank, ceil(d / B) along\n"
+    "      axis A, one per block of B elements.\n"
+    "      A number scale is FLOAT (at opsets 19-22, which take one type for x and the\n"
+    "      scale: IN's type). A number zero point has the type --output-dtype names, else\n"
+    "      UINT8; integer zero points must be whole numbers in the type's range.\n"
+    "      OUT's type: the zero point's, else --output-dtype (opset 21+), else UINT8.\n"
+    "      --precision T    the precision of the division (opset 23+): FLOAT, FLOAT16 or\n"
+    "                       BFLOAT16 (default: the scale's type)\n"
+    "      --no-saturate    float8 outputs: out-of-range values become NaN or Inf\n"
+    "  dequantize --scale S [--zero-point Z] [--axis A] [--block-size B]\n"
+    "             [--output-dtype T] [--opset N] [--format F] [--threads N] IN OUT\n"
+    "      ONNX DequantizeLinear, with quantize's S, Z, A and B. A number scale is FLOAT, a\n"
+    "      number zero point has IN's type. OUT is FLOAT (opsets 10-18), the scale's type\n"
+    "      (19-22), or --output-dtype (FLOAT, FLOAT16 or BFLOAT16) else the scale's type.\n"
+    "      Both take --format and --threads as cast does; an option the opset lacks is a\n"
+    "      usage error.\n"
     "\n"
     "Outputs appear together or not at all; a failed command leaves every existing file\n"
     "as it was and no temporary file. An existing output is replaced keeping its\n"
@@ -340,6 +363,8 @@ int main(int argc, char** argv) {
     }
     if (command == "cast") return RunCast(args);
     if (command == "split") return RunSplit(args);
+    if (command == "quantize") return RunQuantize(args);
+    if (command == "dequantize") return RunDequantize(args);
     if (command == "types") return RunTypes(args);
     if (command == "report") return RunReport(args);
     if (command == "routes") return RunRoutes(args);

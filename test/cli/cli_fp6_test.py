@@ -30,7 +30,7 @@ import struct
 import subprocess
 import sys
 
-from cli_files import check, npy_bytes, run_tests, tensor_proto
+from cli_files import check, npy_bytes, parse_tensor_proto, read_npy, run_tests, tensor_proto
 
 CLI = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
@@ -115,67 +115,6 @@ def decode6(t, code):
 
 
 # ---- files, written and read by hand --------------------------------------------------
-
-
-def read_varint(buf, i):
-    shift = value = 0
-    while True:
-        b = buf[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return value, i
-
-
-def parse_tensor_proto(buf):
-    """-> dict with dims, data_type, raw_data (or None), int32_data, name."""
-    t = {"dims": [], "data_type": None, "raw_data": None, "int32_data": [], "name": b""}
-    i = 0
-    while i < len(buf):
-        key, i = read_varint(buf, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            v, i = read_varint(buf, i)
-            if field == 1:
-                t["dims"].append(v)
-            elif field == 2:
-                t["data_type"] = v
-            elif field == 5:
-                t["int32_data"].append(v)
-        elif wire == 2:
-            ln, i = read_varint(buf, i)
-            body = buf[i : i + ln]
-            i += ln
-            if field in (1, 5):
-                j, vals = 0, []
-                while j < len(body):
-                    v, j = read_varint(body, j)
-                    vals.append(v)
-                t["dims" if field == 1 else "int32_data"] += vals
-            elif field == 8:
-                t["name"] = body
-            elif field == 9:
-                t["raw_data"] = body
-        elif wire == 5:
-            i += 4
-        elif wire == 1:
-            i += 8
-        else:
-            raise ValueError("unexpected wire type %d" % wire)
-    return t
-
-
-def read_npy(data):
-    """-> (descr, shape, payload) of a version 1.0 .npy."""
-    check(data[:8] == b"\x93NUMPY\x01\x00", "not a .npy 1.0 file: %r" % data[:8])
-    (hlen,) = struct.unpack("<H", data[8:10])
-    header = data[10 : 10 + hlen].decode()
-    descr = re.search(r"'descr': '([^']*)'", header).group(1)
-    shape = [
-        int(x) for x in re.findall(r"\d+", re.search(r"'shape': \(([^)]*)\)", header).group(1))
-    ]
-    return descr, shape, data[10 + hlen :]
 
 
 def path_of(name):
