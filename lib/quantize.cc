@@ -96,8 +96,7 @@ Status NoSuchAttribute(const Op& op, const char* attribute, int since) {
 Status VersionOf(const char* name, int opset, int* version) {
   *version = QuantizeLinearVersion(opset);
   if (*version == 0) {
-    return Status(StatusCode::kUnsupported, std::string(name) + ": opset " +
-                                                std::to_string(opset) +
+    return Status(StatusCode::kUnsupported, std::string(name) + ": opset " + std::to_string(opset) +
                                                 " is outside 10..28, the opsets of " + name);
   }
   return Status::Ok();
@@ -221,8 +220,7 @@ Status ElementCount(const Op& op, const char* argument, const TensorView& t, siz
   }
   if (t.data == nullptr && n > 0) {
     return Error(StatusCode::kInvalidArgument, op,
-                 std::string(argument) + ": data is null with " + std::to_string(n) +
-                     " elements");
+                 std::string(argument) + ": data is null with " + std::to_string(n) + " elements");
   }
   *count = n;
   return Status::Ok();
@@ -324,9 +322,9 @@ Status CheckFloatZeroPoint(const Op& op, const TensorView& z, size_t n) {
   const uint64_t sign = uint64_t{1} << (bits - 1);
   for (size_t i = 0; i < n; ++i) {
     const uint64_t code = reference::LoadCode(z.data, bits, i);
-    const bool zero = (code & ~sign) == 0 &&
-                      !((z.type == T::kFloat8E4M3FNUZ || z.type == T::kFloat8E5M2FNUZ) &&
-                        code == sign);  // 0x80 is the NaN of the fnuz types
+    const bool zero =
+        (code & ~sign) == 0 && !((z.type == T::kFloat8E4M3FNUZ || z.type == T::kFloat8E5M2FNUZ) &&
+                                 code == sign);  // 0x80 is the NaN of the fnuz types
     if (!zero) {
       char hex[24];
       std::snprintf(hex, sizeof hex, "0x%llX", static_cast<unsigned long long>(code));
@@ -359,36 +357,36 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     const TypeSet xs = v < 19 ? Bit(T::kFloat) | Bit(T::kInt32) : kFloats | Bit(T::kInt32);
     if (!Has(xs, x.type)) return TypeNotInVersion(op, "x", x.type, xs);
     if (v < 19) {
-      if (scale.type != T::kFloat) return TypeNotInVersion(op, op.scale_arg, scale.type, Bit(T::kFloat));
+      if (scale.type != T::kFloat)
+        return TypeNotInVersion(op, op.scale_arg, scale.type, Bit(T::kFloat));
     } else if (v < 23) {
       if (scale.type != x.type) {
-        return Error(IsValidDataType(scale.type) ? StatusCode::kUnsupported
-                                                 : StatusCode::kInvalidArgument,
-                     op,
-                     std::string(op.scale_arg) + ": " + check::TypeLabel(scale.type) +
-                         " differs from x's type " + check::TypeLabel(x.type) + " (" + op.name +
-                         "-" + std::to_string(v) + " takes one type for both)");
+        return Error(
+            IsValidDataType(scale.type) ? StatusCode::kUnsupported : StatusCode::kInvalidArgument,
+            op,
+            std::string(op.scale_arg) + ": " + check::TypeLabel(scale.type) +
+                " differs from x's type " + check::TypeLabel(x.type) + " (" + op.name + "-" +
+                std::to_string(v) + " takes one type for both)");
       }
     } else {
-      const TypeSet ss =
-          kFloats | Bit(T::kInt32) | (v >= 24 ? Bit(T::kFloat8E8M0) : TypeSet{0});
+      const TypeSet ss = kFloats | Bit(T::kInt32) | (v >= 24 ? Bit(T::kFloat8E8M0) : TypeSet{0});
       if (!Has(ss, scale.type)) return TypeNotInVersion(op, op.scale_arg, scale.type, ss);
     }
     s = QuantizeOutputType(op, a, zp_type, &expected);
     if (!s.ok()) return s;
-    plan->precision = a.precision != T::kUndefined    ? a.precision
-                      : scale.type == T::kInt32       ? T::kDouble
+    plan->precision = a.precision != T::kUndefined   ? a.precision
+                      : scale.type == T::kInt32      ? T::kDouble
                       : scale.type == T::kFloat8E8M0 ? T::kFloat
-                                                      : scale.type;
+                                                     : scale.type;
   } else {
     const TypeSet xs = QuantizedTypes(v) | Bit(T::kInt32);
     if (!Has(xs, x.type)) return TypeNotInVersion(op, "x", x.type, xs);
     if (zp != nullptr && zp_type != x.type) {
-      return Error(IsValidDataType(zp_type) ? StatusCode::kInvalidArgument
-                                            : StatusCode::kInvalidArgument,
-                   op,
-                   std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
-                       " differs from x's type " + check::TypeLabel(x.type));
+      return Error(
+          IsValidDataType(zp_type) ? StatusCode::kInvalidArgument : StatusCode::kInvalidArgument,
+          op,
+          std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
+              " differs from x's type " + check::TypeLabel(x.type));
     }
     s = DequantizeOutputType(op, a, scale.type, &expected);
     if (!s.ok()) return s;
@@ -406,9 +404,8 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
   s = Layout(op, x, scale, scale_count, a, plan);
   if (!s.ok()) return s;
   if (zp != nullptr) {
-    const bool ok = plan->granularity == Granularity::kPerTensor
-                        ? zp_count == 1 && zp->rank <= 1
-                        : SameShape(*zp, scale);
+    const bool ok = plan->granularity == Granularity::kPerTensor ? zp_count == 1 && zp->rank <= 1
+                                                                 : SameShape(*zp, scale);
     if (!ok) {
       return Error(StatusCode::kInvalidArgument, op,
                    std::string(op.zero_point_arg) + ": shape " + ShapeText(zp->shape, zp->rank) +
@@ -437,8 +434,7 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     return Error(StatusCode::kInvalidArgument, op, std::string("y: overlaps ") + op.scale_arg);
   }
   if (zp != nullptr && overlaps(*zp, zp_count)) {
-    return Error(StatusCode::kInvalidArgument, op,
-                 std::string("y: overlaps ") + op.zero_point_arg);
+    return Error(StatusCode::kInvalidArgument, op, std::string("y: overlaps ") + op.zero_point_arg);
   }
   plan->quantize = op.quantize;
   plan->x_type = x.type;
@@ -522,9 +518,8 @@ void ForEachRun(const QuantizePlan& p, const float* s, const float* z, size_t e0
     size_t len;
     if (p.inner > 1) {
       len = std::min(p.inner - i, n - j);
-      const size_t first = p.granularity == Granularity::kPerAxis
-                               ? a
-                               : (o * p.blocks + a / p.block) * p.inner + i;
+      const size_t first =
+          p.granularity == Granularity::kPerAxis ? a : (o * p.blocks + a / p.block) * p.inner + i;
       run.mode = p.granularity == Granularity::kPerAxis ? dispatch::QdqRun::kUniform
                                                         : dispatch::QdqRun::kPerElement;
       run.s = s + first;
@@ -596,7 +591,8 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
              [&](size_t j, size_t len, const dispatch::QdqRun& run) {
                dispatch::DequantizeF32(xa + j, len, run, !direct, dst + j);
              });
-  if (!direct) CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
+  if (!direct)
+    CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
@@ -616,7 +612,8 @@ Status Run(const QuantizePlan& p) {
   Tables tables;
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
-    if (p.zero_point != nullptr) tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
+    if (p.zero_point != nullptr)
+      tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
   }
   // Elements [begin, end) on this thread; begin a multiple of kChunk.
   auto range = [&](size_t begin, size_t end) {
@@ -687,28 +684,30 @@ Status DequantizeLinearOutputType(const QuantizeAttributes& attrs, DataType scal
   });
 }
 
+Status PlanQuantizeCall(bool quantize, const TensorView& x, const TensorView& scale,
+                        const TensorView* zero_point, void* y, DataType y_type,
+                        const QuantizeAttributes& attrs, QuantizePlan* plan) {
+  Op op = quantize ? kQuantize : kDequantize;
+  Status s = VersionOf(op.name, attrs.opset, &op.version);
+  if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, plan);
+  return s;
+}
+
 Status QuantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
                       void* y, DataType y_type, const QuantizeAttributes& attrs) {
   return check::Guarded("QuantizeLinear", [&]() -> Status {
-    Op op = kQuantize;
-    Status s = VersionOf(op.name, attrs.opset, &op.version);
     QuantizePlan plan;
-    if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, &plan);
-    if (!s.ok()) return s;
-    return Run(plan);
+    const Status s = PlanQuantizeCall(true, x, scale, zero_point, y, y_type, attrs, &plan);
+    return s.ok() ? Run(plan) : s;
   });
 }
 
-Status DequantizeLinear(const TensorView& x, const TensorView& scale,
-                        const TensorView* zero_point, void* y, DataType y_type,
-                        const QuantizeAttributes& attrs) {
+Status DequantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
+                        void* y, DataType y_type, const QuantizeAttributes& attrs) {
   return check::Guarded("DequantizeLinear", [&]() -> Status {
-    Op op = kDequantize;
-    Status s = VersionOf(op.name, attrs.opset, &op.version);
     QuantizePlan plan;
-    if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, &plan);
-    if (!s.ok()) return s;
-    return Run(plan);
+    const Status s = PlanQuantizeCall(false, x, scale, zero_point, y, y_type, attrs, &plan);
+    return s.ok() ? Run(plan) : s;
   });
 }
 

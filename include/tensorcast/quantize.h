@@ -110,9 +110,8 @@ Status QuantizeLinear(const TensorView& x, const TensorView& scale, const Tensor
 
 // DequantizeLinear, with the same conventions; y_type must be the type
 // DequantizeLinearOutputType gives.
-Status DequantizeLinear(const TensorView& x, const TensorView& scale,
-                        const TensorView* zero_point, void* y, DataType y_type,
-                        const QuantizeAttributes& attrs = {});
+Status DequantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
+                        void* y, DataType y_type, const QuantizeAttributes& attrs = {});
 
 }  // namespace tensorcast
 

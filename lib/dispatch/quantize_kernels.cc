@@ -16,8 +16,7 @@ HWY_EXPORT(QuantizeToIntF32);
 HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(DequantizeF32);
 
-void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, float hi,
-                      float* out) {
+void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, float hi, float* out) {
   HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(x, n, run, lo, hi, out);
 }
 

@@ -25,19 +25,20 @@ namespace qdq {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// (IsNaN, not Ne(v, v): Highway's Ne is an ordered compare on some targets.)
 // A NaN result is the NaN of the first NaN operand (a, then b), quiet; Inf * 0 gives the
 // positive quiet NaN 0x7FC00000. Hardware agrees on the first two on x86 and Arm, not on
 // the third (x86 gives the negative one), so they are set here for every target.
 template <class D, class V>
 HWY_INLINE V FixNaN(D d, V a, V b, V r) {
-  const auto nan = hn::Ne(r, r);
+  const auto nan = hn::IsNaN(r);
   if (HWY_LIKELY(hn::AllFalse(d, nan))) return r;
   const hn::RebindToUnsigned<D> du;
   const auto quiet = hn::Set(du, 0x00400000u);
   const V qa = hn::BitCast(d, hn::Or(hn::BitCast(du, a), quiet));
   const V qb = hn::BitCast(d, hn::Or(hn::BitCast(du, b), quiet));
   const V dflt = hn::BitCast(d, hn::Set(du, 0x7FC00000u));
-  const V fixed = hn::IfThenElse(hn::Ne(a, a), qa, hn::IfThenElse(hn::Ne(b, b), qb, dflt));
+  const V fixed = hn::IfThenElse(hn::IsNaN(a), qa, hn::IfThenElse(hn::IsNaN(b), qb, dflt));
   return hn::IfThenElse(nan, fixed, r);
 }
 
@@ -50,7 +51,7 @@ struct ToInt {
     const V q = hn::Div(x, s);
     V r = hn::Round(q);
     r = hn::Min(hn::Max(r, hn::Sub(hn::Set(d, lo), z)), hn::Sub(hn::Set(d, hi), z));
-    r = hn::IfThenElseZero(hn::Eq(q, q), r);
+    r = hn::IfThenZeroElse(hn::IsNaN(q), r);
     return hn::Add(r, z);
   }
 };
@@ -100,8 +101,7 @@ HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* H
     }
   } else {
     for (; j + N <= n; j += N) {
-      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d,
-                 out + j);
+      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d, out + j);
     }
   }
   const hn::CappedTag<float, 1> d1;
@@ -146,13 +146,14 @@ HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float*
   const auto zf = z_ptr != nullptr ? hn::LoadU(df, z_ptr) : hn::Set(df, z1);
   const auto af = hn::Sub(xf, zf);
   const auto p = hn::Mul(hn::PromoteTo(dd, af), hn::PromoteTo(dd, sf));  // exact
-  const auto pf = hn::DemoteTo(df, p);                                      // nearest even
+  const auto pf = hn::DemoteTo(df, p);                                   // nearest even
   // The sign of exact - rounded, scaled so that no nonzero difference underflows float32.
-  const auto diff = hn::DemoteTo(
-      df, hn::Mul(hn::Sub(p, hn::PromoteTo(dd, pf)), hn::Set(dd, 0x1p200)));
+  const auto diff =
+      hn::DemoteTo(df, hn::Mul(hn::Sub(p, hn::PromoteTo(dd, pf)), hn::Set(dd, 0x1p200)));
   const auto bits = hn::BitCast(du, pf);
   const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1u)), hn::Zero(du));
-  const auto inexact = hn::RebindMask(du, hn::Ne(diff, hn::Zero(df)));
+  // Inexact: a nonzero difference; an infinite product gives NaN here and is exact.
+  const auto inexact = hn::RebindMask(du, hn::AndNot(hn::IsNaN(diff), hn::Ne(diff, hn::Zero(df))));
   // Away from zero when the exact value is farther from zero than the rounded one: the
   // signs of the difference and of the rounded value agree.
   const auto sign_d = hn::And(hn::BitCast(du, diff), hn::Set(du, 0x80000000u));
@@ -206,13 +207,12 @@ inline void QuantizeToIntF32(const float* x, size_t n, const dispatch::QdqRun& r
   qdq::Run(x, n, run, out, qdq::ToInt{lo, hi});
 }
 
-inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run,
-                                float* out) {
+inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run, float* out) {
   qdq::Run(x, n, run, out, qdq::Quotient{});
 }
 
-inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run,
-                          bool round_to_odd, float* out) {
+inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run, bool round_to_odd,
+                          float* out) {
   if (round_to_odd) {
     qdq::DequantizeOdd(x, n, run, out);
   } else {

@@ -81,10 +81,14 @@ void QuantizeLinear(const QuantizePlan& p, size_t begin, size_t end) {
       Exact qx;
       if (std::isnan(q)) {
         // The NaN of the quotient in float32, as the kernels divide: x's NaN, else the
-        // scale's, quiet.
-        const Exact& src = std::isnan(a) ? Element(p.x_type, p.x, e)
-                                         : Element(p.scale_type, p.scale, si);
-        qx = DecodeFloat(DataType::kFloat, QuietF32NaN(src));
+        // scale's, quiet; 0 / 0 and Inf / Inf give the positive quiet NaN.
+        uint32_t bits = 0x7FC00000u;
+        if (std::isnan(a)) {
+          bits = QuietF32NaN(Element(p.x_type, p.x, e));
+        } else if (std::isnan(b)) {
+          bits = QuietF32NaN(Element(p.scale_type, p.scale, si));
+        }
+        qx = DecodeFloat(DataType::kFloat, bits);
       } else {
         qx = FromDouble(q);
       }
