@@ -440,9 +440,7 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
   plan->x_type = x.type;
   plan->scale_type = scale.type;
   plan->zero_point_type = zp_type;
-  // Float zero points are zero: the arithmetic leaves them out.
-  plan->zero_point = zp != nullptr && !IsFloat(zp_type) ? zp->data : nullptr;
-  if (plan->zero_point == nullptr) plan->zero_point_type = T::kUndefined;
+  plan->zero_point = zp != nullptr ? zp->data : nullptr;
   plan->y_type = y_type;
   plan->saturate = a.saturate;
   plan->x = x.data;
@@ -576,7 +574,7 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
                if (int_out) {
                  dispatch::QuantizeToIntF32(x + j, len, run, lo, hi, out + j);
                } else {
-                 dispatch::QuantizeQuotientF32(x + j, len, run, out + j);
+                 dispatch::QuantizeQuotientF32(x + j, len, run, p.zero_point != nullptr, out + j);
                }
              });
   CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);

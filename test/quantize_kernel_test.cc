@@ -36,7 +36,8 @@ struct Tensor {
   Tensor() = default;
   Tensor(T t, std::vector<int64_t> s, const std::vector<uint64_t>& codes)
       : type(t), shape(std::move(s)), bytes(StorageBytes(t, codes.size()) + 1) {
-    for (size_t i = 0; i < codes.size(); ++i) reference::StoreCode(bytes.data(), Facts(t).bits, i, codes[i]);
+    for (size_t i = 0; i < codes.size(); ++i)
+      reference::StoreCode(bytes.data(), Facts(t).bits, i, codes[i]);
   }
   TensorView view() const {
     TensorView v;
@@ -118,10 +119,10 @@ void Check(test::TargetLoop& loop, bool quantize, const Tensor& x, const Tensor&
   });
 }
 
-const T kQuantized[] = {T::kInt8,          T::kUint8,       T::kInt16,      T::kUint16,
-                        T::kInt4,          T::kUint4,       T::kInt2,       T::kUint2,
-                        T::kFloat8E4M3FN,  T::kFloat8E4M3FNUZ, T::kFloat8E5M2, T::kFloat8E5M2FNUZ,
-                        T::kFloat4E2M1,    T::kFloat6E2M3,  T::kFloat6E3M2};
+const T kQuantized[] = {T::kInt8,         T::kUint8,          T::kInt16,      T::kUint16,
+                        T::kInt4,         T::kUint4,          T::kInt2,       T::kUint2,
+                        T::kFloat8E4M3FN, T::kFloat8E4M3FNUZ, T::kFloat8E5M2, T::kFloat8E5M2FNUZ,
+                        T::kFloat4E2M1,   T::kFloat6E2M3,     T::kFloat6E3M2};
 
 bool IsInt(T t) { return IsInteger(t); }
 
@@ -134,9 +135,21 @@ Tensor ZeroPoint(T t, const std::vector<int64_t>& shape, std::mt19937& rng) {
 }
 
 std::vector<float> kScales() {
-  return {1.0f,   0.5f,     3.0f,    0.1f,     1e-3f,     -2.5f,        7.0f / 3.0f,
-          1e-30f, 1e30f,    0.0f,    -0.0f,    0x1p-149f, std::numeric_limits<float>::infinity(),
-          std::numeric_limits<float>::quiet_NaN(), 65504.0f};
+  return {1.0f,
+          0.5f,
+          3.0f,
+          0.1f,
+          1e-3f,
+          -2.5f,
+          7.0f / 3.0f,
+          1e-30f,
+          1e30f,
+          0.0f,
+          -0.0f,
+          0x1p-149f,
+          std::numeric_limits<float>::infinity(),
+          std::numeric_limits<float>::quiet_NaN(),
+          65504.0f};
 }
 
 TEST(QuantizeKernel, EveryHalfCodeEveryOutput) {
@@ -156,9 +169,18 @@ TEST(QuantizeKernel, EveryHalfCodeEveryOutput) {
           const Tensor z = ZeroPoint(yt, {}, rng);
           QuantizeAttributes az;
           Check(loop, true, x, s, &z, yt, az);
-        } else if (Facts(yt).has_nan || Facts(yt).has_inf) {
-          a.saturate = false;
-          Check(loop, true, x, s, nullptr, yt, a);
+        } else {
+          // Float zero points are +-0: adding one decides the sign of a zero quotient.
+          const uint64_t minus_zero = uint64_t{1} << (Facts(yt).bits - 1);
+          for (uint64_t zc : {uint64_t{0}, minus_zero}) {
+            if (zc != 0 && Facts(yt).nan_style == NanStyle::kFnuz) continue;
+            const Tensor z(yt, {}, {zc});
+            Check(loop, true, x, s, &z, yt, QuantizeAttributes());
+          }
+          if (Facts(yt).has_nan || Facts(yt).has_inf) {
+            a.saturate = false;
+            Check(loop, true, x, s, nullptr, yt, a);
+          }
         }
       }
     }
@@ -193,7 +215,8 @@ TEST(QuantizeKernel, Float32AndInt32Inputs) {
     f32.push_back(F32Code(v));
     f32.push_back(F32Code(-v));
   }
-  for (uint32_t c : {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x80000000u}) {
+  for (uint32_t c :
+       {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x80000000u}) {
     f32.push_back(c);
   }
   for (int i = 0; i < 20000; ++i) f32.push_back(rng());
@@ -227,8 +250,8 @@ TEST(QuantizeKernel, Granularities) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> value(-300.0f, 300.0f);
   std::uniform_real_distribution<float> scale(0.05f, 40.0f);
-  const std::vector<std::vector<int64_t>> shapes = {
-      {3, 5, 7}, {2, 1030}, {1030, 3}, {4, 2, 3, 67}, {1, 2049}, {5}, {0, 4}, {3, 0}};
+  const std::vector<std::vector<int64_t>> shapes = {{3, 5, 7}, {2, 1030}, {1030, 3}, {4, 2, 3, 67},
+                                                    {1, 2049}, {5},       {0, 4},    {3, 0}};
   for (const auto& shape : shapes) {
     const size_t n = Count(shape);
     std::vector<uint64_t> xc(n), xh(n);
@@ -321,6 +344,12 @@ TEST(DequantizeKernel, EveryCodeEveryOutput) {
             const Tensor z(xt, {}, {zc});
             Check(loop, false, x, s, &z, out, a);
           }
+        } else {
+          for (uint64_t zc : {uint64_t{0}, uint64_t{1} << (bits - 1)}) {
+            if (zc != 0 && Facts(xt).nan_style == NanStyle::kFnuz) continue;
+            const Tensor z(xt, {}, {zc});
+            Check(loop, false, x, s, &z, out, a);
+          }
         }
       }
     }
@@ -333,7 +362,8 @@ TEST(QuantizeKernel, ThreadsMatchOneThread) {
   const size_t n = (size_t{1} << 19) + 77;
   std::vector<uint64_t> xc(n);
   for (auto& c : xc) c = F32Code(std::uniform_real_distribution<float>(-100, 100)(rng));
-  const Tensor x(T::kFloat, {static_cast<int64_t>(n / 11), 11}, std::vector<uint64_t>(xc.begin(), xc.begin() + n / 11 * 11));
+  const Tensor x(T::kFloat, {static_cast<int64_t>(n / 11), 11},
+                 std::vector<uint64_t>(xc.begin(), xc.begin() + n / 11 * 11));
   std::vector<uint64_t> sc((n / 11) * 1);
   for (auto& c : sc) c = F32Code(std::uniform_real_distribution<float>(0.1f, 2.0f)(rng));
   const Tensor s(T::kFloat, {static_cast<int64_t>(n / 11), 1}, sc);

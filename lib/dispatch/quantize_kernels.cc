@@ -20,8 +20,9 @@ void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, flo
   HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(x, n, run, lo, hi, out);
 }
 
-void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, float* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(x, n, run, out);
+void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, bool add_zero_point,
+                         float* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(x, n, run, add_zero_point, out);
 }
 
 void DequantizeF32(const float* x, size_t n, const QdqRun& run, bool round_to_odd, float* out) {

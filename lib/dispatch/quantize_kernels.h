@@ -22,8 +22,10 @@ struct QdqRun {
 
 // out[j] = round_half_even(x[j] / s) saturated to [lo - z, hi - z], plus z; NaN -> z.
 void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, float hi, float* out);
-// out[j] = x[j] / s (NaNs as FixNaN in the kernel).
-void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, float* out);
+// out[j] = x[j] / s, plus z when add_zero_point (a float zero point is +-0: adding it
+// decides the sign of a zero quotient); NaNs as FixNaN in the kernel.
+void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, bool add_zero_point,
+                         float* out);
 // out[j] = (x[j] - z) * s, rounded to nearest even, or to odd when round_to_odd (for a
 // later Cast to a narrower float).
 void DequantizeF32(const float* x, size_t n, const QdqRun& run, bool round_to_odd, float* out);

@@ -56,16 +56,19 @@ struct ToInt {
   }
 };
 
-// QuantizeLinear to a float type: the quotient (its zero point is zero).
+// QuantizeLinear to a float type: the quotient, plus the zero point when there is one (a
+// float zero point is +-0, so the sum is exact: it only decides the sign of a zero).
 struct Quotient {
+  bool add_zero_point;
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V x, V s, V /*z*/) const {
-    return FixNaN(d, x, s, hn::Div(x, s));
+  HWY_INLINE V operator()(D d, V x, V s, V z) const {
+    const V q = FixNaN(d, x, s, hn::Div(x, s));
+    return add_zero_point ? hn::Add(q, z) : q;
   }
 };
 
 // DequantizeLinear to FLOAT: (x - z) * s, rounded once (x - z is exact: the inputs that
-// come here have at most 17 significant bits, and float inputs have a zero z).
+// come here have at most 17 significant bits, and float inputs have a +-0 z).
 struct Product {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x, V s, V z) const {
@@ -207,8 +210,9 @@ inline void QuantizeToIntF32(const float* x, size_t n, const dispatch::QdqRun& r
   qdq::Run(x, n, run, out, qdq::ToInt{lo, hi});
 }
 
-inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run, float* out) {
-  qdq::Run(x, n, run, out, qdq::Quotient{});
+inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run,
+                                bool add_zero_point, float* out) {
+  qdq::Run(x, n, run, out, qdq::Quotient{add_zero_point});
 }
 
 inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run, bool round_to_odd,
