@@ -62,16 +62,16 @@ TEST(QuantizeLinear, SchemaExampleUint8) {
 }
 
 TEST(QuantizeLinear, TiesToEvenAndSaturation) {
-  const std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 300, -300, 3e9f, kInf, -kInf};
+  const std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f,
+                                300,  -300, 3e9f, kInf,  -kInf};
   const std::vector<float> s = {1};
   const std::vector<int64_t> shape = {11}, scalar = {};
   QuantizeAttributes a;
   a.output_dtype = T::kInt8;
   std::vector<int8_t> y(11);
-  ASSERT_TRUE(
-      QuantizeLinear(View(x, T::kFloat, shape), View(s, T::kFloat, scalar), nullptr, y.data(),
-                     T::kInt8, a)
-          .ok());
+  ASSERT_TRUE(QuantizeLinear(View(x, T::kFloat, shape), View(s, T::kFloat, scalar), nullptr,
+                             y.data(), T::kInt8, a)
+                  .ok());
   EXPECT_EQ(y, (std::vector<int8_t>{0, 2, 2, 0, -2, -2, 127, -128, 127, 127, -128}));
 }
 
@@ -209,9 +209,9 @@ TEST(DequantizeLinear, SchemaExampleAndPartialBlock) {
   const std::vector<int64_t> shape = {4}, scalar = {};
   const TensorView zv = View(z, T::kUint8, scalar);
   std::vector<float> y(4);
-  ASSERT_TRUE(
-      DequantizeLinear(View(x, T::kUint8, shape), View(s, T::kFloat, scalar), &zv, y.data(), T::kFloat)
-          .ok());
+  ASSERT_TRUE(DequantizeLinear(View(x, T::kUint8, shape), View(s, T::kFloat, scalar), &zv, y.data(),
+                               T::kFloat)
+                  .ok());
   EXPECT_EQ(y, (std::vector<float>{-256, -250, 0, 254}));
   // arange(10) as [2, 5], scales [[1, 2], [4, 8]], axis 1, block 3.
   std::vector<uint8_t> xb(10);
@@ -474,18 +474,19 @@ TEST(DequantizeLinearErrors, TypesAndAttributes) {
   const std::vector<int64_t> shape = {4}, scalar = {};
   std::vector<float> y(4);
   QuantizeAttributes a;
-  ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(e8m0, T::kFloat8E8M0, scalar), nullptr,
-                               y.data(), T::kFloat, a),
+  ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(e8m0, T::kFloat8E8M0, scalar),
+                               nullptr, y.data(), T::kFloat, a),
               StatusCode::kInvalidArgument, "x_scale: a FLOAT8E8M0 scale needs output_dtype");
   a.output_dtype = T::kFloat;
-  EXPECT_TRUE(DequantizeLinear(View(x, T::kInt8, shape), View(e8m0, T::kFloat8E8M0, scalar), nullptr,
-                               y.data(), T::kFloat, a)
+  EXPECT_TRUE(DequantizeLinear(View(x, T::kInt8, shape), View(e8m0, T::kFloat8E8M0, scalar),
+                               nullptr, y.data(), T::kFloat, a)
                   .ok());
   EXPECT_EQ(y, (std::vector<float>{1, 1, 1, 1}));
   a.output_dtype = T::kInt8;
   ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(s, T::kFloat, scalar), nullptr,
                                y.data(), T::kInt8, a),
-              StatusCode::kUnsupported, "output_dtype: INT8 (3) is not a type of DequantizeLinear-28");
+              StatusCode::kUnsupported,
+              "output_dtype: INT8 (3) is not a type of DequantizeLinear-28");
   QuantizeAttributes b;
   b.saturate = false;
   ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(s, T::kFloat, scalar), nullptr,
@@ -495,12 +496,14 @@ TEST(DequantizeLinearErrors, TypesAndAttributes) {
   const TensorView zv = View(zu, T::kUint8, scalar);
   ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(s, T::kFloat, scalar), &zv, y.data(),
                                T::kFloat),
-              StatusCode::kInvalidArgument, "x_zero_point: UINT8 (2) differs from x's type INT8 (3)");
+              StatusCode::kInvalidArgument,
+              "x_zero_point: UINT8 (2) differs from x's type INT8 (3)");
   QuantizeAttributes c;
   c.opset = 19;
   ExpectError(DequantizeLinear(View(x, T::kInt8, shape), View(s, T::kFloat, scalar), nullptr,
                                y.data(), T::kFloat16, c),
-              StatusCode::kInvalidArgument, "y: type FLOAT16 (10) requested, but the node's output is FLOAT (1)");
+              StatusCode::kInvalidArgument,
+              "y: type FLOAT16 (10) requested, but the node's output is FLOAT (1)");
   const std::vector<uint8_t> f4(2, 0);
   ExpectError(DequantizeLinear(View(f4, T::kFloat4E2M1, shape), View(s, T::kFloat, scalar), nullptr,
                                y.data(), T::kFloat, c),
