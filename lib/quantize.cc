@@ -16,6 +16,7 @@
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
 #include "lib/quantize_plan.h"
+#include "lib/quantize_runs.h"
 #include "lib/reference/quantize_reference.h"
 #include "lib/reference/reference_cast.h"
 #include "lib/tuning.h"
@@ -452,9 +453,9 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
 
 // --- The conversion -------------------------------------------------------------------------
 
-// Elements per chunk: the float32 buffers of a chunk stay in L1. A multiple of 8, so that
-// every chunk starts on a whole byte of the packed types.
-constexpr size_t kChunk = 1024;
+// Elements per chunk (tuning.h kQuantizeChunkElements): the float32 buffers of a chunk stay
+// in L1 or L2. A multiple of 8, so that every chunk starts on a whole byte of the packed types.
+constexpr size_t kChunk = tuning::kQuantizeChunkElements;
 
 // Cast of a chunk between numeric types (validated, non-overlapping buffers).
 void CastChunk(const void* src, T src_type, void* dst, T dst_type, size_t n, bool saturate) {
@@ -494,53 +495,6 @@ size_t CountOf(const QuantizePlan& p) {
   }
 }
 
-// Calls f(j, len, run) for the runs of elements [e0, e0 + n) that share one way of finding
-// their scale: uniform over the run, one scale per element, or blocks along the contiguous
-// axis.
-template <class F>
-void ForEachRun(const QuantizePlan& p, const float* s, const float* z, size_t e0, size_t n,
-                const F& f) {
-  dispatch::QdqRun run;
-  if (p.granularity == Granularity::kPerTensor) {
-    run.s = s;
-    run.z = z;
-    f(0, n, run);
-    return;
-  }
-  size_t j = 0;
-  while (j < n) {
-    const size_t e = e0 + j;
-    const size_t i = e % p.inner;
-    const size_t row = e / p.inner;
-    const size_t a = row % p.dim, o = row / p.dim;
-    size_t len;
-    if (p.inner > 1) {
-      len = std::min(p.inner - i, n - j);
-      const size_t first =
-          p.granularity == Granularity::kPerAxis ? a : (o * p.blocks + a / p.block) * p.inner + i;
-      run.mode = p.granularity == Granularity::kPerAxis ? dispatch::QdqRun::kUniform
-                                                        : dispatch::QdqRun::kPerElement;
-      run.s = s + first;
-      run.z = z == nullptr ? nullptr : z + first;
-    } else if (p.granularity == Granularity::kPerAxis) {
-      len = std::min(p.dim - a, n - j);
-      run.mode = dispatch::QdqRun::kPerElement;
-      run.s = s + a;
-      run.z = z == nullptr ? nullptr : z + a;
-    } else {
-      len = std::min(p.dim - a, n - j);
-      const size_t first = o * p.blocks + a / p.block;
-      run.mode = dispatch::QdqRun::kBlocked;
-      run.s = s + first;
-      run.z = z == nullptr ? nullptr : z + first;
-      run.block = p.block;
-      run.phase = a % p.block;
-    }
-    f(j, len, run);
-    j += len;
-  }
-}
-
 // The kernels take FLOAT precision and inputs that are exact in float32 (or FLOAT x).
 bool KernelsTake(const QuantizePlan& p) {
   if (p.quantize) return p.precision == T::kFloat;
@@ -569,26 +523,24 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     hi = is_signed ? static_cast<float>((1 << (yf.bits - 1)) - 1)
                    : static_cast<float>((1 << yf.bits) - 1);
   }
-  ForEachRun(p, t.scale.values, t.zero_point.values, e0, n,
-             [&](size_t j, size_t len, const dispatch::QdqRun& run) {
-               if (int_out) {
-                 dispatch::QuantizeToIntF32(x + j, len, run, lo, hi, out + j);
-               } else {
-                 dispatch::QuantizeQuotientF32(x + j, len, run, p.zero_point != nullptr, out + j);
-               }
-             });
+  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  if (int_out) {
+    dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
+  } else {
+    dispatch::QuantizeQuotientF32(chunk, x, n, out);
+  }
   CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
-  CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+  // FLOAT outputs: x is converted into y and multiplied there (in L1), no buffer between.
   const bool direct = p.y_type == T::kFloat;
   float* dst = direct ? static_cast<float*>(p.y) + e0 : out;
-  ForEachRun(p, t.scale.values, t.zero_point.values, e0, n,
-             [&](size_t j, size_t len, const dispatch::QdqRun& run) {
-               dispatch::DequantizeF32(xa + j, len, run, !direct, dst + j);
-             });
+  float* src = direct ? dst : xa;
+  CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
+  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  dispatch::DequantizeF32(chunk, src, n, !direct, dst);
   if (!direct)
     CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
 }

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
-#include "lib/dispatch/quantize_kernels.h"
+#include "lib/quantize_runs.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -77,10 +77,10 @@ struct Product {
   }
 };
 
-// Runs op on every element of a run whose scale and zero point are given by `run`.
+// Runs op on every element of a run whose scale and zero point are given by `run`. x and
+// out may be the same array (each vector is loaded before its result is stored).
 template <class Op>
-HWY_INLINE void Uniform(const float* HWY_RESTRICT x, size_t n, float s, float z,
-                        float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void Uniform(const float* x, size_t n, float s, float z, float* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto vs = hn::Set(d, s), vz = hn::Set(d, z);
@@ -93,8 +93,8 @@ HWY_INLINE void Uniform(const float* HWY_RESTRICT x, size_t n, float s, float z,
 }
 
 template <class Op>
-HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* HWY_RESTRICT s,
-                           const float* HWY_RESTRICT z, float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void PerElement(const float* x, size_t n, const float* HWY_RESTRICT s,
+                           const float* HWY_RESTRICT z, float* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   size_t j = 0;
@@ -115,13 +115,12 @@ HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* H
 }
 
 template <class Op>
-HWY_INLINE void Run(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
-                    float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void Run(const float* x, size_t n, const QdqRun& run, float* out, const Op& op) {
   switch (run.mode) {
-    case dispatch::QdqRun::kUniform:
+    case QdqRun::kUniform:
       Uniform(x, n, run.s[0], run.z == nullptr ? 0.0f : run.z[0], out, op);
       return;
-    case dispatch::QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
+    case QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
     default: {  // blocked: element j has scale (phase + j) / block
       size_t j = 0, k = 0, phase = run.phase;
       while (j < n) {
@@ -140,8 +139,8 @@ HWY_INLINE void Run(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRu
 // (the exact product is computed in float64, where it fits), so that the Cast of the
 // result to 16 bits rounds the exact product once.
 template <class DD>
-HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float* s_ptr, float s1,
-                                const float* z_ptr, float z1, float* HWY_RESTRICT out) {
+HWY_INLINE void RoundToOddLanes(DD dd, const float* x, const float* s_ptr, float s1,
+                                const float* z_ptr, float z1, float* out) {
   const hn::Rebind<float, DD> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const auto xf = hn::LoadU(df, x);
@@ -168,8 +167,7 @@ HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float*
   hn::StoreU(FixNaN(df, af, sf, r), df, out);
 }
 
-HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
-                              float* HWY_RESTRICT out) {
+HWY_INLINE void DequantizeOdd(const float* x, size_t n, const QdqRun& run, float* out) {
   const hn::ScalableTag<double> dd;
   const hn::CappedTag<double, 1> dd1;
   const size_t N = hn::Lanes(dd);
@@ -187,8 +185,8 @@ HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispa
     }
   };
   switch (run.mode) {
-    case dispatch::QdqRun::kUniform: span(0, n, run.s, run.z, false); return;
-    case dispatch::QdqRun::kPerElement: span(0, n, run.s, run.z, true); return;
+    case QdqRun::kUniform: span(0, n, run.s, run.z, false); return;
+    case QdqRun::kPerElement: span(0, n, run.s, run.z, true); return;
     default: {
       size_t j = 0, k = 0, phase = run.phase;
       while (j < n) {
@@ -205,23 +203,30 @@ HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispa
 
 }  // namespace qdq
 
-inline void QuantizeToIntF32(const float* x, size_t n, const dispatch::QdqRun& run, float lo,
-                             float hi, float* out) {
-  qdq::Run(x, n, run, out, qdq::ToInt{lo, hi});
+inline void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
+                             float* out) {
+  const qdq::ToInt op{lo, hi};
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(x + j, len, run, out + j, op);
+  });
 }
 
-inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run,
-                                bool add_zero_point, float* out) {
-  qdq::Run(x, n, run, out, qdq::Quotient{add_zero_point});
+inline void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
+  const qdq::Quotient op{chunk.z != nullptr};
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(x + j, len, run, out + j, op);
+  });
 }
 
-inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run, bool round_to_odd,
+inline void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd,
                           float* out) {
-  if (round_to_odd) {
-    qdq::DequantizeOdd(x, n, run, out);
-  } else {
-    qdq::Run(x, n, run, out, qdq::Product{});
-  }
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    if (round_to_odd) {
+      qdq::DequantizeOdd(x + j, len, run, out + j);
+    } else {
+      qdq::Run(x + j, len, run, out + j, qdq::Product{});
+    }
+  });
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
