@@ -100,7 +100,8 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
     benchmark::ClobberMemory();
   };
   const size_t batch = tensorcast_bench::BatchCalls(bytes);
-  state.counters["x_memcpy"] = tensorcast_bench::InterleavedSpeedup(run_once, memcpy_once, batch, g_reps);
+  state.counters["x_memcpy"] =
+      tensorcast_bench::InterleavedSpeedup(run_once, memcpy_once, batch, g_reps);
   if (in.size() >= (size_t{1} << 20) && count % 512 == 0) {
     // The scales are read too: 32 bits per scale, spread over the elements they cover.
     const size_t scale_bits = (scale_bytes * 8 + count - 1) / count;
@@ -120,7 +121,8 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
       benchmark::DoNotOptimize(out.data());
       benchmark::ClobberMemory();
     };
-    state.counters["x_cast"] = tensorcast_bench::InterleavedSpeedup(run_once, cast_once, batch, g_reps);
+    state.counters["x_cast"] =
+        tensorcast_bench::InterleavedSpeedup(run_once, cast_once, batch, g_reps);
   }
   state.counters["ns_per_elem"] = benchmark::Counter(
       static_cast<double>(count) * static_cast<double>(state.iterations()),
@@ -131,20 +133,21 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
 void RegisterAll() {
   const size_t traffic = tensorcast_bench::OutOfCacheTrafficBytes(
       tensorcast::cache_info::SystemCacheSizes().llc_bytes);
-  for (DataType q : {DataType::kInt8, DataType::kFloat8E4M3FN, DataType::kInt4,
-                     DataType::kFloat4E2M1}) {
+  for (DataType q :
+       {DataType::kInt8, DataType::kFloat8E4M3FN, DataType::kInt4, DataType::kFloat4E2M1}) {
     const size_t bits = static_cast<size_t>(32 + tensorcast::BitWidth(q));
     const size_t ooc_rows = traffic * 8 / bits / 4096 / 32 * 32;
     for (bool quantize : {true, false}) {
       for (Layout l : {Layout::kPerTensor, Layout::kBlockLast, Layout::kBlockAxis0}) {
         if (!quantize && l == Layout::kBlockAxis0) continue;
-        const std::string base = std::string(quantize ? "QuantizeLinear/FLOAT->" : "DequantizeLinear/") +
-                                 tensorcast::DataTypeName(q) + (quantize ? "" : "->FLOAT") + "/" +
-                                 LayoutName(l);
+        const std::string base =
+            std::string(quantize ? "QuantizeLinear/FLOAT->" : "DequantizeLinear/") +
+            tensorcast::DataTypeName(q) + (quantize ? "" : "->FLOAT") + "/" + LayoutName(l);
         benchmark::RegisterBenchmark((base + "/in").c_str(), BM_Qdq, quantize, q, l, 64, 64)
             ->MinTime(0.1)
             ->UseRealTime();
-        benchmark::RegisterBenchmark((base + "/ooc").c_str(), BM_Qdq, quantize, q, l, ooc_rows, 4096)
+        benchmark::RegisterBenchmark((base + "/ooc").c_str(), BM_Qdq, quantize, q, l, ooc_rows,
+                                     4096)
             ->MinTime(0.5)
             ->UseRealTime();
       }

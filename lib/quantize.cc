@@ -497,21 +497,37 @@ size_t CountOf(const QuantizePlan& p) {
 
 // The kernels take FLOAT precision and inputs that are exact in float32 (or FLOAT x).
 bool KernelsTake(const QuantizePlan& p) {
-  if (p.quantize) return p.precision == T::kFloat;
+  if (p.quantize) return p.precision != T::kDouble;
   return p.x_type != T::kInt32;
 }
 
 struct Tables {
   F32Table scale, zero_point;
+  // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
+  // once the quotient is rounded (QuantizeChunk).
+  std::vector<float> rounded, ones;
 };
+
+// Rounds n float32 values in place to the float type p and back (exact in float32),
+// through `scratch` (n 16-bit codes).
+void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
+  CastChunk(v, T::kFloat, scratch, p, n, true);
+  CastChunk(scratch, p, v, T::kFloat, n, true);
+}
 
 void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                    float* out) {
+  const bool wide = p.precision == T::kFloat;
+  alignas(64) uint16_t scratch[kChunk];  // FLOAT16 / BFLOAT16 codes
   const float* x;
-  if (p.x_type == T::kFloat) {
+  if (p.x_type == T::kFloat && wide) {
     x = static_cast<const float*>(p.x) + e0;
-  } else {
+  } else if (p.x_type == p.precision || wide) {
     CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+    x = xa;
+  } else {  // x rounded to the precision first, as astype
+    CastChunk(At(p.x, p.x_type, e0), p.x_type, scratch, p.precision, n, true);
+    CastChunk(scratch, p.precision, xa, T::kFloat, n, true);
     x = xa;
   }
   const TypeFacts& yf = Facts(p.y_type);
@@ -523,7 +539,19 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     hi = is_signed ? static_cast<float>((1 << (yf.bits - 1)) - 1)
                    : static_cast<float>((1 << yf.bits) - 1);
   }
-  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  if (!wide) {
+    // FLOAT16 / BFLOAT16 precision: the float32 quotient of two such values rounded to the
+    // precision is the correctly rounded quotient there (float32 has more than 2p + 2 bits,
+    // so the double rounding is innocuous); then the zero point and the output rounding
+    // divide by a table of ones.
+    const QdqChunk divide{&p, t.scale.values, nullptr, e0};
+    dispatch::QuantizeQuotientF32(divide, x, n, out);
+    RoundToPrecision(out, n, p.precision, scratch);
+    std::memcpy(xa, out, n * sizeof(float));
+    x = xa;
+    chunk.s = t.ones.data();
+  }
   if (int_out) {
     dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
   } else {
@@ -562,6 +590,14 @@ Status Run(const QuantizePlan& p) {
   Tables tables;
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
+    if (p.quantize && p.precision != T::kFloat) {
+      const size_t n = CountOf(p);
+      tables.rounded.assign(tables.scale.values, tables.scale.values + n);
+      std::vector<uint16_t> scratch(n);
+      RoundToPrecision(tables.rounded.data(), n, p.precision, scratch.data());
+      tables.scale.values = tables.rounded.data();
+      tables.ones.assign(n, 1.0f);
+    }
     if (p.zero_point != nullptr)
       tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
   }

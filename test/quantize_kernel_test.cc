@@ -184,6 +184,32 @@ TEST(QuantizeKernel, EveryHalfCodeEveryOutput) {
         }
       }
     }
+    // Division in the precision of FLOAT16 / BFLOAT16 scales (x's own type here), at the
+    // opsets where the scale has x's type (19, 21) and at 28; and FLOAT precision by
+    // attribute.
+    for (uint64_t sc :
+         {uint64_t{0x3C00}, uint64_t{0x3555}, uint64_t{0x0001}, uint64_t{0x7BFF}, uint64_t{0xC100},
+          uint64_t{0x0000}, uint64_t{0x7E00}, uint64_t{0x3F80}, uint64_t{0x3EAB}}) {
+      const Tensor s(xt, {}, {sc});
+      for (T yt : {T::kInt8, T::kUint16, T::kInt4, T::kFloat8E4M3FN, T::kFloat8E5M2,
+                   T::kFloat8E5M2FNUZ, T::kFloat4E2M1, T::kFloat6E2M3}) {
+        for (int opset : {21, 28}) {
+          if (opset == 21 && (yt == T::kFloat4E2M1 || yt == T::kFloat6E2M3)) continue;
+          QuantizeAttributes a;
+          a.opset = opset;
+          a.output_dtype = yt;
+          Check(loop, true, x, s, nullptr, yt, a);
+        }
+        QuantizeAttributes a;
+        a.output_dtype = yt;
+        a.precision = T::kFloat;
+        Check(loop, true, x, s, nullptr, yt, a);
+        if (IsInt(yt)) {
+          const Tensor z = ZeroPoint(yt, {}, rng);
+          Check(loop, true, x, s, &z, yt, QuantizeAttributes());
+        }
+      }
+    }
     // E8M0 scales (opset 24+): every exponent class.
     for (uint64_t e : {0u, 1u, 100u, 127u, 130u, 200u, 254u, 255u}) {
       const Tensor s(T::kFloat8E8M0, {}, {e});
@@ -228,6 +254,17 @@ TEST(QuantizeKernel, Float32AndInt32Inputs) {
   }
   for (int i = 0; i < 5000; ++i) i32.push_back(rng());
   const Tensor xi(T::kInt32, {static_cast<int64_t>(i32.size())}, i32);
+  for (uint64_t sc : {uint64_t{0x3C00}, uint64_t{0x2E66}, uint64_t{0x0001}, uint64_t{0xFBFF}}) {
+    const Tensor s(T::kFloat16, {}, {sc});  // FLOAT16 precision (23+), or BFLOAT16 by attribute
+    for (T yt : {T::kInt8, T::kUint8, T::kInt16, T::kFloat8E4M3FN, T::kFloat4E2M1}) {
+      QuantizeAttributes a;
+      a.output_dtype = yt;
+      Check(loop, true, x, s, nullptr, yt, a);
+      Check(loop, true, xi, s, nullptr, yt, a);
+      a.precision = T::kBfloat16;
+      Check(loop, true, x, s, nullptr, yt, a);
+    }
+  }
   for (float sv : kScales()) {
     const Tensor s(T::kFloat, {}, {F32Code(sv)});
     for (T yt : kQuantized) {
