@@ -16,6 +16,7 @@
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
 #include "lib/quantize_plan.h"
+#include "lib/quantize_runs.h"
 #include "lib/reference/quantize_reference.h"
 #include "lib/reference/reference_cast.h"
 #include "lib/tuning.h"
@@ -96,8 +97,7 @@ Status NoSuchAttribute(const Op& op, const char* attribute, int since) {
 Status VersionOf(const char* name, int opset, int* version) {
   *version = QuantizeLinearVersion(opset);
   if (*version == 0) {
-    return Status(StatusCode::kUnsupported, std::string(name) + ": opset " +
-                                                std::to_string(opset) +
+    return Status(StatusCode::kUnsupported, std::string(name) + ": opset " + std::to_string(opset) +
                                                 " is outside 10..28, the opsets of " + name);
   }
   return Status::Ok();
@@ -221,8 +221,7 @@ Status ElementCount(const Op& op, const char* argument, const TensorView& t, siz
   }
   if (t.data == nullptr && n > 0) {
     return Error(StatusCode::kInvalidArgument, op,
-                 std::string(argument) + ": data is null with " + std::to_string(n) +
-                     " elements");
+                 std::string(argument) + ": data is null with " + std::to_string(n) + " elements");
   }
   *count = n;
   return Status::Ok();
@@ -324,9 +323,9 @@ Status CheckFloatZeroPoint(const Op& op, const TensorView& z, size_t n) {
   const uint64_t sign = uint64_t{1} << (bits - 1);
   for (size_t i = 0; i < n; ++i) {
     const uint64_t code = reference::LoadCode(z.data, bits, i);
-    const bool zero = (code & ~sign) == 0 &&
-                      !((z.type == T::kFloat8E4M3FNUZ || z.type == T::kFloat8E5M2FNUZ) &&
-                        code == sign);  // 0x80 is the NaN of the fnuz types
+    const bool zero =
+        (code & ~sign) == 0 && !((z.type == T::kFloat8E4M3FNUZ || z.type == T::kFloat8E5M2FNUZ) &&
+                                 code == sign);  // 0x80 is the NaN of the fnuz types
     if (!zero) {
       char hex[24];
       std::snprintf(hex, sizeof hex, "0x%llX", static_cast<unsigned long long>(code));
@@ -359,36 +358,36 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     const TypeSet xs = v < 19 ? Bit(T::kFloat) | Bit(T::kInt32) : kFloats | Bit(T::kInt32);
     if (!Has(xs, x.type)) return TypeNotInVersion(op, "x", x.type, xs);
     if (v < 19) {
-      if (scale.type != T::kFloat) return TypeNotInVersion(op, op.scale_arg, scale.type, Bit(T::kFloat));
+      if (scale.type != T::kFloat)
+        return TypeNotInVersion(op, op.scale_arg, scale.type, Bit(T::kFloat));
     } else if (v < 23) {
       if (scale.type != x.type) {
-        return Error(IsValidDataType(scale.type) ? StatusCode::kUnsupported
-                                                 : StatusCode::kInvalidArgument,
-                     op,
-                     std::string(op.scale_arg) + ": " + check::TypeLabel(scale.type) +
-                         " differs from x's type " + check::TypeLabel(x.type) + " (" + op.name +
-                         "-" + std::to_string(v) + " takes one type for both)");
+        return Error(
+            IsValidDataType(scale.type) ? StatusCode::kUnsupported : StatusCode::kInvalidArgument,
+            op,
+            std::string(op.scale_arg) + ": " + check::TypeLabel(scale.type) +
+                " differs from x's type " + check::TypeLabel(x.type) + " (" + op.name + "-" +
+                std::to_string(v) + " takes one type for both)");
       }
     } else {
-      const TypeSet ss =
-          kFloats | Bit(T::kInt32) | (v >= 24 ? Bit(T::kFloat8E8M0) : TypeSet{0});
+      const TypeSet ss = kFloats | Bit(T::kInt32) | (v >= 24 ? Bit(T::kFloat8E8M0) : TypeSet{0});
       if (!Has(ss, scale.type)) return TypeNotInVersion(op, op.scale_arg, scale.type, ss);
     }
     s = QuantizeOutputType(op, a, zp_type, &expected);
     if (!s.ok()) return s;
-    plan->precision = a.precision != T::kUndefined    ? a.precision
-                      : scale.type == T::kInt32       ? T::kDouble
+    plan->precision = a.precision != T::kUndefined   ? a.precision
+                      : scale.type == T::kInt32      ? T::kDouble
                       : scale.type == T::kFloat8E8M0 ? T::kFloat
-                                                      : scale.type;
+                                                     : scale.type;
   } else {
     const TypeSet xs = QuantizedTypes(v) | Bit(T::kInt32);
     if (!Has(xs, x.type)) return TypeNotInVersion(op, "x", x.type, xs);
     if (zp != nullptr && zp_type != x.type) {
-      return Error(IsValidDataType(zp_type) ? StatusCode::kInvalidArgument
-                                            : StatusCode::kInvalidArgument,
-                   op,
-                   std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
-                       " differs from x's type " + check::TypeLabel(x.type));
+      return Error(
+          IsValidDataType(zp_type) ? StatusCode::kInvalidArgument : StatusCode::kInvalidArgument,
+          op,
+          std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
+              " differs from x's type " + check::TypeLabel(x.type));
     }
     s = DequantizeOutputType(op, a, scale.type, &expected);
     if (!s.ok()) return s;
@@ -406,9 +405,8 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
   s = Layout(op, x, scale, scale_count, a, plan);
   if (!s.ok()) return s;
   if (zp != nullptr) {
-    const bool ok = plan->granularity == Granularity::kPerTensor
-                        ? zp_count == 1 && zp->rank <= 1
-                        : SameShape(*zp, scale);
+    const bool ok = plan->granularity == Granularity::kPerTensor ? zp_count == 1 && zp->rank <= 1
+                                                                 : SameShape(*zp, scale);
     if (!ok) {
       return Error(StatusCode::kInvalidArgument, op,
                    std::string(op.zero_point_arg) + ": shape " + ShapeText(zp->shape, zp->rank) +
@@ -437,16 +435,13 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     return Error(StatusCode::kInvalidArgument, op, std::string("y: overlaps ") + op.scale_arg);
   }
   if (zp != nullptr && overlaps(*zp, zp_count)) {
-    return Error(StatusCode::kInvalidArgument, op,
-                 std::string("y: overlaps ") + op.zero_point_arg);
+    return Error(StatusCode::kInvalidArgument, op, std::string("y: overlaps ") + op.zero_point_arg);
   }
   plan->quantize = op.quantize;
   plan->x_type = x.type;
   plan->scale_type = scale.type;
   plan->zero_point_type = zp_type;
-  // Float zero points are zero: the arithmetic leaves them out.
-  plan->zero_point = zp != nullptr && !IsFloat(zp_type) ? zp->data : nullptr;
-  if (plan->zero_point == nullptr) plan->zero_point_type = T::kUndefined;
+  plan->zero_point = zp != nullptr ? zp->data : nullptr;
   plan->y_type = y_type;
   plan->saturate = a.saturate;
   plan->x = x.data;
@@ -458,9 +453,9 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
 
 // --- The conversion -------------------------------------------------------------------------
 
-// Elements per chunk: the float32 buffers of a chunk stay in L1. A multiple of 8, so that
-// every chunk starts on a whole byte of the packed types.
-constexpr size_t kChunk = 1024;
+// Elements per chunk (tuning.h kQuantizeChunkElements): the float32 buffers of a chunk stay
+// in L1 or L2. A multiple of 8, so that every chunk starts on a whole byte of the packed types.
+constexpr size_t kChunk = tuning::kQuantizeChunkElements;
 
 // Cast of a chunk between numeric types (validated, non-overlapping buffers).
 void CastChunk(const void* src, T src_type, void* dst, T dst_type, size_t n, bool saturate) {
@@ -500,71 +495,39 @@ size_t CountOf(const QuantizePlan& p) {
   }
 }
 
-// Calls f(j, len, run) for the runs of elements [e0, e0 + n) that share one way of finding
-// their scale: uniform over the run, one scale per element, or blocks along the contiguous
-// axis.
-template <class F>
-void ForEachRun(const QuantizePlan& p, const float* s, const float* z, size_t e0, size_t n,
-                const F& f) {
-  dispatch::QdqRun run;
-  if (p.granularity == Granularity::kPerTensor) {
-    run.s = s;
-    run.z = z;
-    f(0, n, run);
-    return;
-  }
-  size_t j = 0;
-  while (j < n) {
-    const size_t e = e0 + j;
-    const size_t i = e % p.inner;
-    const size_t row = e / p.inner;
-    const size_t a = row % p.dim, o = row / p.dim;
-    size_t len;
-    if (p.inner > 1) {
-      len = std::min(p.inner - i, n - j);
-      const size_t first = p.granularity == Granularity::kPerAxis
-                               ? a
-                               : (o * p.blocks + a / p.block) * p.inner + i;
-      run.mode = p.granularity == Granularity::kPerAxis ? dispatch::QdqRun::kUniform
-                                                        : dispatch::QdqRun::kPerElement;
-      run.s = s + first;
-      run.z = z == nullptr ? nullptr : z + first;
-    } else if (p.granularity == Granularity::kPerAxis) {
-      len = std::min(p.dim - a, n - j);
-      run.mode = dispatch::QdqRun::kPerElement;
-      run.s = s + a;
-      run.z = z == nullptr ? nullptr : z + a;
-    } else {
-      len = std::min(p.dim - a, n - j);
-      const size_t first = o * p.blocks + a / p.block;
-      run.mode = dispatch::QdqRun::kBlocked;
-      run.s = s + first;
-      run.z = z == nullptr ? nullptr : z + first;
-      run.block = p.block;
-      run.phase = a % p.block;
-    }
-    f(j, len, run);
-    j += len;
-  }
-}
-
 // The kernels take FLOAT precision and inputs that are exact in float32 (or FLOAT x).
 bool KernelsTake(const QuantizePlan& p) {
-  if (p.quantize) return p.precision == T::kFloat;
+  if (p.quantize) return p.precision != T::kDouble;
   return p.x_type != T::kInt32;
 }
 
 struct Tables {
   F32Table scale, zero_point;
+  // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
+  // once the quotient is rounded (QuantizeChunk).
+  std::vector<float> rounded, ones;
 };
+
+// Rounds n float32 values in place to the float type p and back (exact in float32),
+// through `scratch` (n 16-bit codes).
+void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
+  CastChunk(v, T::kFloat, scratch, p, n, true);
+  CastChunk(scratch, p, v, T::kFloat, n, true);
+}
 
 void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                    float* out) {
+  const bool wide = p.precision == T::kFloat;
+  alignas(64) uint16_t scratch[kChunk];  // FLOAT16 / BFLOAT16 codes
   const float* x;
-  if (p.x_type == T::kFloat) {
+  if (p.x_type == T::kFloat && wide) {
     x = static_cast<const float*>(p.x) + e0;
-  } else {
+  } else if (p.x_type == p.precision || wide) {
     CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+    x = xa;
+  } else {  // x rounded to the precision first, as astype
+    CastChunk(At(p.x, p.x_type, e0), p.x_type, scratch, p.precision, n, true);
+    CastChunk(scratch, p.precision, xa, T::kFloat, n, true);
     x = xa;
   }
   const TypeFacts& yf = Facts(p.y_type);
@@ -576,27 +539,38 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     hi = is_signed ? static_cast<float>((1 << (yf.bits - 1)) - 1)
                    : static_cast<float>((1 << yf.bits) - 1);
   }
-  ForEachRun(p, t.scale.values, t.zero_point.values, e0, n,
-             [&](size_t j, size_t len, const dispatch::QdqRun& run) {
-               if (int_out) {
-                 dispatch::QuantizeToIntF32(x + j, len, run, lo, hi, out + j);
-               } else {
-                 dispatch::QuantizeQuotientF32(x + j, len, run, out + j);
-               }
-             });
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  if (!wide) {
+    // FLOAT16 / BFLOAT16 precision: the float32 quotient of two such values rounded to the
+    // precision is the correctly rounded quotient there (float32 has more than 2p + 2 bits,
+    // so the double rounding is innocuous); then the zero point and the output rounding
+    // divide by a table of ones.
+    const QdqChunk divide{&p, t.scale.values, nullptr, e0};
+    dispatch::QuantizeQuotientF32(divide, x, n, out);
+    RoundToPrecision(out, n, p.precision, scratch);
+    std::memcpy(xa, out, n * sizeof(float));
+    x = xa;
+    chunk.s = t.ones.data();
+  }
+  if (int_out) {
+    dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
+  } else {
+    dispatch::QuantizeQuotientF32(chunk, x, n, out);
+  }
   CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
-  CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+  // FLOAT outputs: x is converted into y and multiplied there (in L1), no buffer between.
   const bool direct = p.y_type == T::kFloat;
   float* dst = direct ? static_cast<float*>(p.y) + e0 : out;
-  ForEachRun(p, t.scale.values, t.zero_point.values, e0, n,
-             [&](size_t j, size_t len, const dispatch::QdqRun& run) {
-               dispatch::DequantizeF32(xa + j, len, run, !direct, dst + j);
-             });
-  if (!direct) CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
+  float* src = direct ? dst : xa;
+  CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
+  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  dispatch::DequantizeF32(chunk, src, n, !direct, dst);
+  if (!direct)
+    CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
@@ -616,7 +590,16 @@ Status Run(const QuantizePlan& p) {
   Tables tables;
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
-    if (p.zero_point != nullptr) tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
+    if (p.quantize && p.precision != T::kFloat) {
+      const size_t n = CountOf(p);
+      tables.rounded.assign(tables.scale.values, tables.scale.values + n);
+      std::vector<uint16_t> scratch(n);
+      RoundToPrecision(tables.rounded.data(), n, p.precision, scratch.data());
+      tables.scale.values = tables.rounded.data();
+      tables.ones.assign(n, 1.0f);
+    }
+    if (p.zero_point != nullptr)
+      tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
   }
   // Elements [begin, end) on this thread; begin a multiple of kChunk.
   auto range = [&](size_t begin, size_t end) {
@@ -687,28 +670,30 @@ Status DequantizeLinearOutputType(const QuantizeAttributes& attrs, DataType scal
   });
 }
 
+Status PlanQuantizeCall(bool quantize, const TensorView& x, const TensorView& scale,
+                        const TensorView* zero_point, void* y, DataType y_type,
+                        const QuantizeAttributes& attrs, QuantizePlan* plan) {
+  Op op = quantize ? kQuantize : kDequantize;
+  Status s = VersionOf(op.name, attrs.opset, &op.version);
+  if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, plan);
+  return s;
+}
+
 Status QuantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
                       void* y, DataType y_type, const QuantizeAttributes& attrs) {
   return check::Guarded("QuantizeLinear", [&]() -> Status {
-    Op op = kQuantize;
-    Status s = VersionOf(op.name, attrs.opset, &op.version);
     QuantizePlan plan;
-    if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, &plan);
-    if (!s.ok()) return s;
-    return Run(plan);
+    const Status s = PlanQuantizeCall(true, x, scale, zero_point, y, y_type, attrs, &plan);
+    return s.ok() ? Run(plan) : s;
   });
 }
 
-Status DequantizeLinear(const TensorView& x, const TensorView& scale,
-                        const TensorView* zero_point, void* y, DataType y_type,
-                        const QuantizeAttributes& attrs) {
+Status DequantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
+                        void* y, DataType y_type, const QuantizeAttributes& attrs) {
   return check::Guarded("DequantizeLinear", [&]() -> Status {
-    Op op = kDequantize;
-    Status s = VersionOf(op.name, attrs.opset, &op.version);
     QuantizePlan plan;
-    if (s.ok()) s = Plan(op, x, scale, zero_point, y, y_type, attrs, &plan);
-    if (!s.ok()) return s;
-    return Run(plan);
+    const Status s = PlanQuantizeCall(false, x, scale, zero_point, y, y_type, attrs, &plan);
+    return s.ok() ? Run(plan) : s;
   });
 }
 

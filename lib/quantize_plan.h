@@ -7,7 +7,9 @@
 #include <cstddef>
 
 #include "tensorcast/data_type.h"
+#include "tensorcast/quantize.h"
 #include "tensorcast/runner.h"
+#include "tensorcast/status.h"
 
 namespace tensorcast {
 
@@ -47,6 +49,12 @@ struct QuantizePlan {
     }
   }
 };
+
+// The checks of QuantizeLinear / DequantizeLinear (`quantize` selects which) and, when they
+// pass, the plan of the call; the public functions are this plus the conversion.
+Status PlanQuantizeCall(bool quantize, const TensorView& x, const TensorView& scale,
+                        const TensorView* zero_point, void* y, DataType y_type,
+                        const QuantizeAttributes& attrs, QuantizePlan* plan);
 
 }  // namespace tensorcast
 

@@ -120,6 +120,12 @@ constexpr size_t kSplitStreamMinBlock = 512;
 // ones and row blocks use the inlined vector copies.
 constexpr size_t kSplitMemcpyMinBlock = 4096;
 
+// QuantizeLinear / DequantizeLinear convert x to float32, compute, and convert to y in
+// chunks of this many elements (a multiple of 8: whole bytes of the packed types). Two
+// float32 buffers of a chunk (32 KiB) sit in L1/L2 on every supported core; larger chunks
+// spread the per-chunk calls (one Cast each way and one kernel dispatch per run) thinner.
+constexpr size_t kQuantizeChunkElements = 4096;
+
 // --- Parallel calls (a Runner in CastOptions or Split) ----------------------------------
 // Calls that move fewer bytes (source + destination) than this run on the calling thread
 // without calling the runner: cut into two tasks on two threads, smaller calls gain little

@@ -1376,6 +1376,74 @@ static void test_message_buffer(void) {
   CHECK(e.code == TC_OK && small[0] == '\0' && e.message_length == 0 && e.elements_written == 0);
 }
 
+/* QuantizeLinear / DequantizeLinear from C: the schema's examples, output types, an older
+ * caller's smaller tc_quantize_options, and the errors. */
+static void test_quantize(void) {
+  const float x[6] = {0, 2, 3, 1000, -254, -1000};
+  const int64_t shape[1] = {6};
+  const float scale = 2;
+  const uint8_t zero_point = 128;
+  tc_tensor tx = {x, TC_TYPE_FLOAT, shape, 1};
+  tc_tensor ts = {&scale, TC_TYPE_FLOAT, NULL, 0};
+  tc_tensor tz = {&zero_point, TC_TYPE_UINT8, NULL, 0};
+  uint8_t y[6] = {0};
+  tc_quantize_options o = TC_QUANTIZE_OPTIONS_INIT;
+  int32_t y_type = 0;
+  EXPECT(tc_quantize_linear_output_type(&o, TC_TYPE_UINT8, &y_type, &err), TC_OK, NULL);
+  CHECK(y_type == TC_TYPE_UINT8);
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &o, &err), TC_OK, NULL);
+  CHECK(y[0] == 128 && y[1] == 129 && y[2] == 130 && y[3] == 255 && y[4] == 1 && y[5] == 0);
+  /* NULL options: opset 28, no zero point, UINT8. */
+  EXPECT(tc_quantize_linear(&tx, &ts, NULL, y, TC_TYPE_UINT8, NULL, &err), TC_OK, NULL);
+  CHECK(y[0] == 0 && y[1] == 1 && y[2] == 2 && y[3] == 255 && y[4] == 0 && y[5] == 0);
+
+  /* DequantizeLinear back: (y - 128) * 2. */
+  const uint8_t q[4] = {0, 3, 128, 255};
+  const int64_t qshape[1] = {4};
+  tc_tensor tq = {q, TC_TYPE_UINT8, qshape, 1};
+  float back[4] = {0};
+  EXPECT(tc_dequantize_linear_output_type(&o, TC_TYPE_FLOAT, &y_type, &err), TC_OK, NULL);
+  CHECK(y_type == TC_TYPE_FLOAT);
+  EXPECT(tc_dequantize_linear(&tq, &ts, &tz, back, TC_TYPE_FLOAT, &o, &err), TC_OK, NULL);
+  CHECK(back[0] == -256 && back[1] == -250 && back[2] == 0 && back[3] == 254);
+
+  /* An older caller's struct (up to `axis`): the other fields take their defaults. */
+  tc_quantize_options old = TC_QUANTIZE_OPTIONS_INIT;
+  old.struct_size = offsetof(tc_quantize_options, block_size);
+  old.block_size = 99; /* beyond struct_size: not read */
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &old, &err), TC_OK, NULL);
+  tc_quantize_options big = TC_QUANTIZE_OPTIONS_INIT;
+  big.struct_size = sizeof(tc_quantize_options) + 8;
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &big, &err), TC_INVALID_ARGUMENT,
+         "options->struct_size");
+
+  /* Errors. */
+  EXPECT(tc_quantize_linear(NULL, &ts, &tz, y, TC_TYPE_UINT8, &o, &err), TC_INVALID_ARGUMENT,
+         "x is null");
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_INT8, &o, &err), TC_INVALID_ARGUMENT,
+         "y: type INT8 (3) requested");
+  o.opset = 9;
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &o, &err), TC_UNSUPPORTED,
+         "opset 9 is outside 10..28");
+  o.opset = 28;
+  o.block_size = 4;
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &o, &err), TC_INVALID_ARGUMENT,
+         "axis: 1 is outside [-1, 0]");
+  o.axis = 0;
+  EXPECT(tc_quantize_linear(&tx, &ts, &tz, y, TC_TYPE_UINT8, &o, &err), TC_INVALID_ARGUMENT,
+         "y_scale: rank 0 differs from x's rank 1 (blocked scales have x's rank)");
+  o.block_size = 0;
+  o.output_dtype = TC_TYPE_FLOAT;
+  EXPECT(tc_quantize_linear_output_type(&o, 0, &y_type, &err), TC_UNSUPPORTED,
+         "output_dtype: FLOAT (1) is not a type of QuantizeLinear-28");
+  EXPECT(tc_dequantize_linear_output_type(&o, TC_TYPE_FLOAT, NULL, &err), TC_INVALID_ARGUMENT,
+         "y_type");
+  tc_tensor ty = {y, TC_TYPE_UINT8, shape, 1};
+  o.output_dtype = 0;
+  EXPECT(tc_dequantize_linear(&ty, &ts, NULL, (void*)(y + 1), TC_TYPE_FLOAT, &o, &err),
+         TC_INVALID_ARGUMENT, "y: overlaps x");
+}
+
 int main(void) {
   test_version();
   test_numeric_cast();
@@ -1387,6 +1455,7 @@ int main(void) {
   test_arrow_strings_pool();
   test_split();
   test_split_sizes();
+  test_quantize();
   test_types();
   test_targets_and_route_errors();
 #if ROUTE_PLAN_IMPLEMENTED

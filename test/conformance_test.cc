@@ -1,11 +1,14 @@
 // conformance_test: runs ONNX's backend node tests ("conformance data") for Cast,
-// CastLike and Split through tensorcast and compares every output element bit for bit.
+// CastLike, Split, QuantizeLinear and DequantizeLinear through tensorcast and compares
+// every output element bit for bit.
 //
 //   conformance_test <data folder>      (or env TENSORCAST_ONNX_NODE_TESTS)
 //
-// The data folder is given by CMake (TENSORCAST_ONNX_NODE_TESTS). In scope:
+// The data folder is given by CMake (TENSORCAST_ONNX_NODE_TESTS; the QuantizeLinear /
+// DequantizeLinear cases are test/data/onnx-qdq-node-tests, a second ctest entry). In scope:
 //   <folder>/test_cast_*, <folder>/test_castlike_* (the `_expanded` twins included)
 //   <folder>/test_split_*                          (Split-13 and Split-18)
+//   <folder>/test_quantizelinear*, test_dequantizelinear*  (QuantizeLinear / DequantizeLinear)
 //   <folder>/legacy-v1.18.0/*                      (the v1.18.0 STRING tests)
 // test_split_to_sequence_* match the prefix but test the SplitToSequence op: they are
 // listed as "SKIP <name>: not a Split case" and count neither as passed nor as failed.
@@ -42,6 +45,7 @@
 
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
+#include "tensorcast/quantize.h"
 #include "tensorcast/split.h"
 #include "tensorcast/status.h"
 
@@ -53,7 +57,8 @@ using tensorcast::DataType;
 constexpr int kSkipExitCode = 77;
 
 // Top-level test directories in scope, by name prefix.
-constexpr const char* kTopLevelPrefixes[] = {"test_cast_", "test_castlike_", "test_split_"};
+constexpr const char* kTopLevelPrefixes[] = {"test_cast_", "test_castlike_", "test_split_",
+                                             "test_quantizelinear", "test_dequantizelinear"};
 // Sub-folder whose every directory is a test (ONNX v1.18.0 string tests).
 constexpr const char* kLegacyFolder = "legacy-v1.18.0";
 // Files larger than this are treated as corrupt rather than read.
@@ -678,6 +683,82 @@ bool RunSplit(const NodeRun& run, std::vector<Tensor>* outputs, std::string* err
   return true;
 }
 
+// QuantizeLinear / DequantizeLinear: inputs x, scale and an optional zero point; the
+// attributes axis, block_size, output_dtype, saturate and precision.
+bool RunQuantizeOrDequantize(const NodeRun& run, bool quantize, std::vector<Tensor>* outputs,
+                             std::string* error) {
+  if (run.inputs.size() < 2 || run.inputs.size() > 3 || run.inputs[0] == nullptr ||
+      run.inputs[1] == nullptr || run.node.output_size() != 1) {
+    *error = run.node.op_type() + " node with " + std::to_string(run.inputs.size()) + " inputs";
+    return false;
+  }
+  tensorcast::QuantizeAttributes attrs;
+  attrs.opset = static_cast<int>(run.opset);
+  for (const onnx::AttributeProto& attr : run.node.attribute()) {
+    if (attr.type() != onnx::AttributeProto::INT) {
+      *error = "attribute " + attr.name() + ": expected INT";
+      return false;
+    }
+    const std::string& name = attr.name();
+    if (name == "axis") {
+      attrs.axis = attr.i();
+    } else if (name == "block_size") {
+      attrs.block_size = attr.i();
+    } else if (name == "output_dtype") {
+      attrs.output_dtype = static_cast<DataType>(attr.i());
+    } else if (name == "saturate" && quantize) {
+      attrs.saturate = attr.i() != 0;
+    } else if (name == "precision" && quantize) {
+      attrs.precision = static_cast<DataType>(attr.i());
+    } else {
+      *error = "unexpected attribute \"" + name + "\" on " + run.node.op_type();
+      return false;
+    }
+  }
+  const auto view = [](const Tensor& t) {
+    tensorcast::TensorView v;
+    v.data = t.data();
+    v.type = t.type;
+    v.shape = t.dims.data();
+    v.rank = t.dims.size();
+    return v;
+  };
+  const Tensor& x = *run.inputs[0];
+  const tensorcast::TensorView xv = view(x), sv = view(*run.inputs[1]);
+  const Tensor* zp = run.inputs.size() > 2 ? run.inputs[2] : nullptr;
+  tensorcast::TensorView zv;
+  if (zp != nullptr) zv = view(*zp);
+  DataType y_type = DataType::kUndefined;
+  tensorcast::Status status =
+      quantize ? tensorcast::QuantizeLinearOutputType(
+                     attrs, zp != nullptr ? zp->type : DataType::kUndefined, &y_type)
+               : tensorcast::DequantizeLinearOutputType(attrs, run.inputs[1]->type, &y_type);
+  if (status.ok()) {
+    outputs->assign(1, Tensor());
+    Tensor& y = outputs->front();
+    if (!AllocateTensor(y_type, x.count, &y, error)) return false;
+    y.dims = x.dims;
+    status = quantize ? tensorcast::QuantizeLinear(xv, sv, zp != nullptr ? &zv : nullptr,
+                                                   y.mutable_data(), y_type, attrs)
+                      : tensorcast::DequantizeLinear(xv, sv, zp != nullptr ? &zv : nullptr,
+                                                     y.mutable_data(), y_type, attrs);
+  }
+  if (!status.ok()) {
+    *error = run.node.op_type() + "(" + TypeLabel(x.type) + DimsLabel(x.dims) + ") returned " +
+             StatusLabel(status);
+    return false;
+  }
+  return true;
+}
+
+bool RunQuantizeLinear(const NodeRun& run, std::vector<Tensor>* outputs, std::string* error) {
+  return RunQuantizeOrDequantize(run, /*quantize=*/true, outputs, error);
+}
+
+bool RunDequantizeLinear(const NodeRun& run, std::vector<Tensor>* outputs, std::string* error) {
+  return RunQuantizeOrDequantize(run, /*quantize=*/false, outputs, error);
+}
+
 struct OpEntry {
   const char* op_type;
   // Null for an operator that is not tested here although its directories match a
@@ -693,6 +774,8 @@ constexpr OpEntry kOps[] = {
     {"Cast", RunCast, true, nullptr},
     {"CastLike", RunCastLike, true, nullptr},
     {"Split", RunSplit, false, nullptr},
+    {"QuantizeLinear", RunQuantizeLinear, false, nullptr},
+    {"DequantizeLinear", RunDequantizeLinear, false, nullptr},
     // test_split_to_sequence_*: the SplitToSequence op (opset 24), whose output is a
     // sequence, not Split.
     {"SplitToSequence", nullptr, false, "not a Split case (SplitToSequence op)"},

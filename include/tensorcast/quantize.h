@@ -28,10 +28,12 @@
 //   quotient is the correctly rounded P result. An INT32 scale divides in DOUBLE.
 //   Integer outputs then round half to even, add the zero point and saturate to the
 //   type's range (no wrap anywhere); a NaN quotient gives the zero point.
-//   Float outputs (float8, FLOAT4E2M1, FLOAT6*) are a Cast of the quotient under Cast's
-//   rules with `saturate`; their zero point must be zero.
+//   Float outputs (float8, FLOAT4E2M1, FLOAT6*) are a Cast of the quotient plus the zero
+//   point under Cast's rules with `saturate`. A float zero point must be +0 or -0; as
+//   IEEE arithmetic adds it, its one effect is the sign of a zero quotient.
 // - DequantizeLinear rounds the exact (x - zero_point) * scale once to the output type
-//   (no intermediate float32 rounding for FLOAT16 / BFLOAT16 outputs or INT32 inputs).
+//   (no intermediate float32 rounding for FLOAT16 / BFLOAT16 outputs or INT32 inputs);
+//   a float zero point (+-0) is subtracted as IEEE arithmetic does.
 //
 // Tensors are dense and row-major; packed types (INT4, UINT4, INT2, UINT2, FLOAT4E2M1,
 // FLOAT6*) are packed as in Cast (tensorcast/data_type.h), the padding bits written as
@@ -110,9 +112,8 @@ Status QuantizeLinear(const TensorView& x, const TensorView& scale, const Tensor
 
 // DequantizeLinear, with the same conventions; y_type must be the type
 // DequantizeLinearOutputType gives.
-Status DequantizeLinear(const TensorView& x, const TensorView& scale,
-                        const TensorView* zero_point, void* y, DataType y_type,
-                        const QuantizeAttributes& attrs = {});
+Status DequantizeLinear(const TensorView& x, const TensorView& scale, const TensorView* zero_point,
+                        void* y, DataType y_type, const QuantizeAttributes& attrs = {});
 
 }  // namespace tensorcast
 

@@ -16,17 +16,17 @@ HWY_EXPORT(QuantizeToIntF32);
 HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(DequantizeF32);
 
-void QuantizeToIntF32(const float* x, size_t n, const QdqRun& run, float lo, float hi,
+void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(x, n, run, lo, hi, out);
+  HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(chunk, x, n, lo, hi, out);
 }
 
-void QuantizeQuotientF32(const float* x, size_t n, const QdqRun& run, float* out) {
-  HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(x, n, run, out);
+void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(chunk, x, n, out);
 }
 
-void DequantizeF32(const float* x, size_t n, const QdqRun& run, bool round_to_odd, float* out) {
-  HWY_DYNAMIC_DISPATCH(DequantizeF32)(x, n, run, round_to_odd, out);
+void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out) {
+  HWY_DYNAMIC_DISPATCH(DequantizeF32)(chunk, x, n, round_to_odd, out);
 }
 
 }  // namespace dispatch

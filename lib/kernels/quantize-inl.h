@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
-#include "lib/dispatch/quantize_kernels.h"
+#include "lib/quantize_runs.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -25,19 +25,20 @@ namespace qdq {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// (IsNaN, not Ne(v, v): Highway's Ne is an ordered compare on some targets.)
 // A NaN result is the NaN of the first NaN operand (a, then b), quiet; Inf * 0 gives the
 // positive quiet NaN 0x7FC00000. Hardware agrees on the first two on x86 and Arm, not on
 // the third (x86 gives the negative one), so they are set here for every target.
 template <class D, class V>
 HWY_INLINE V FixNaN(D d, V a, V b, V r) {
-  const auto nan = hn::Ne(r, r);
+  const auto nan = hn::IsNaN(r);
   if (HWY_LIKELY(hn::AllFalse(d, nan))) return r;
   const hn::RebindToUnsigned<D> du;
   const auto quiet = hn::Set(du, 0x00400000u);
   const V qa = hn::BitCast(d, hn::Or(hn::BitCast(du, a), quiet));
   const V qb = hn::BitCast(d, hn::Or(hn::BitCast(du, b), quiet));
   const V dflt = hn::BitCast(d, hn::Set(du, 0x7FC00000u));
-  const V fixed = hn::IfThenElse(hn::Ne(a, a), qa, hn::IfThenElse(hn::Ne(b, b), qb, dflt));
+  const V fixed = hn::IfThenElse(hn::IsNaN(a), qa, hn::IfThenElse(hn::IsNaN(b), qb, dflt));
   return hn::IfThenElse(nan, fixed, r);
 }
 
@@ -50,21 +51,24 @@ struct ToInt {
     const V q = hn::Div(x, s);
     V r = hn::Round(q);
     r = hn::Min(hn::Max(r, hn::Sub(hn::Set(d, lo), z)), hn::Sub(hn::Set(d, hi), z));
-    r = hn::IfThenElseZero(hn::Eq(q, q), r);
+    r = hn::IfThenZeroElse(hn::IsNaN(q), r);
     return hn::Add(r, z);
   }
 };
 
-// QuantizeLinear to a float type: the quotient (its zero point is zero).
+// QuantizeLinear to a float type: the quotient, plus the zero point when there is one (a
+// float zero point is +-0, so the sum is exact: it only decides the sign of a zero).
 struct Quotient {
+  bool add_zero_point;
   template <class D, class V>
-  HWY_INLINE V operator()(D d, V x, V s, V /*z*/) const {
-    return FixNaN(d, x, s, hn::Div(x, s));
+  HWY_INLINE V operator()(D d, V x, V s, V z) const {
+    const V q = FixNaN(d, x, s, hn::Div(x, s));
+    return add_zero_point ? hn::Add(q, z) : q;
   }
 };
 
 // DequantizeLinear to FLOAT: (x - z) * s, rounded once (x - z is exact: the inputs that
-// come here have at most 17 significant bits, and float inputs have a zero z).
+// come here have at most 17 significant bits, and float inputs have a +-0 z).
 struct Product {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x, V s, V z) const {
@@ -73,10 +77,10 @@ struct Product {
   }
 };
 
-// Runs op on every element of a run whose scale and zero point are given by `run`.
+// Runs op on every element of a run whose scale and zero point are given by `run`. x and
+// out may be the same array (each vector is loaded before its result is stored).
 template <class Op>
-HWY_INLINE void Uniform(const float* HWY_RESTRICT x, size_t n, float s, float z,
-                        float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void Uniform(const float* x, size_t n, float s, float z, float* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto vs = hn::Set(d, s), vz = hn::Set(d, z);
@@ -89,8 +93,8 @@ HWY_INLINE void Uniform(const float* HWY_RESTRICT x, size_t n, float s, float z,
 }
 
 template <class Op>
-HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* HWY_RESTRICT s,
-                           const float* HWY_RESTRICT z, float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void PerElement(const float* x, size_t n, const float* HWY_RESTRICT s,
+                           const float* HWY_RESTRICT z, float* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   size_t j = 0;
@@ -100,8 +104,7 @@ HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* H
     }
   } else {
     for (; j + N <= n; j += N) {
-      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d,
-                 out + j);
+      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d, out + j);
     }
   }
   const hn::CappedTag<float, 1> d1;
@@ -112,13 +115,12 @@ HWY_INLINE void PerElement(const float* HWY_RESTRICT x, size_t n, const float* H
 }
 
 template <class Op>
-HWY_INLINE void Run(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
-                    float* HWY_RESTRICT out, const Op& op) {
+HWY_INLINE void Run(const float* x, size_t n, const QdqRun& run, float* out, const Op& op) {
   switch (run.mode) {
-    case dispatch::QdqRun::kUniform:
+    case QdqRun::kUniform:
       Uniform(x, n, run.s[0], run.z == nullptr ? 0.0f : run.z[0], out, op);
       return;
-    case dispatch::QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
+    case QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
     default: {  // blocked: element j has scale (phase + j) / block
       size_t j = 0, k = 0, phase = run.phase;
       while (j < n) {
@@ -137,8 +139,8 @@ HWY_INLINE void Run(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRu
 // (the exact product is computed in float64, where it fits), so that the Cast of the
 // result to 16 bits rounds the exact product once.
 template <class DD>
-HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float* s_ptr, float s1,
-                                const float* z_ptr, float z1, float* HWY_RESTRICT out) {
+HWY_INLINE void RoundToOddLanes(DD dd, const float* x, const float* s_ptr, float s1,
+                                const float* z_ptr, float z1, float* out) {
   const hn::Rebind<float, DD> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const auto xf = hn::LoadU(df, x);
@@ -146,13 +148,14 @@ HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float*
   const auto zf = z_ptr != nullptr ? hn::LoadU(df, z_ptr) : hn::Set(df, z1);
   const auto af = hn::Sub(xf, zf);
   const auto p = hn::Mul(hn::PromoteTo(dd, af), hn::PromoteTo(dd, sf));  // exact
-  const auto pf = hn::DemoteTo(df, p);                                      // nearest even
+  const auto pf = hn::DemoteTo(df, p);                                   // nearest even
   // The sign of exact - rounded, scaled so that no nonzero difference underflows float32.
-  const auto diff = hn::DemoteTo(
-      df, hn::Mul(hn::Sub(p, hn::PromoteTo(dd, pf)), hn::Set(dd, 0x1p200)));
+  const auto diff =
+      hn::DemoteTo(df, hn::Mul(hn::Sub(p, hn::PromoteTo(dd, pf)), hn::Set(dd, 0x1p200)));
   const auto bits = hn::BitCast(du, pf);
   const auto even = hn::Eq(hn::And(bits, hn::Set(du, 1u)), hn::Zero(du));
-  const auto inexact = hn::RebindMask(du, hn::Ne(diff, hn::Zero(df)));
+  // Inexact: a nonzero difference; an infinite product gives NaN here and is exact.
+  const auto inexact = hn::RebindMask(du, hn::AndNot(hn::IsNaN(diff), hn::Ne(diff, hn::Zero(df))));
   // Away from zero when the exact value is farther from zero than the rounded one: the
   // signs of the difference and of the rounded value agree.
   const auto sign_d = hn::And(hn::BitCast(du, diff), hn::Set(du, 0x80000000u));
@@ -164,8 +167,7 @@ HWY_INLINE void RoundToOddLanes(DD dd, const float* HWY_RESTRICT x, const float*
   hn::StoreU(FixNaN(df, af, sf, r), df, out);
 }
 
-HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispatch::QdqRun& run,
-                              float* HWY_RESTRICT out) {
+HWY_INLINE void DequantizeOdd(const float* x, size_t n, const QdqRun& run, float* out) {
   const hn::ScalableTag<double> dd;
   const hn::CappedTag<double, 1> dd1;
   const size_t N = hn::Lanes(dd);
@@ -183,8 +185,8 @@ HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispa
     }
   };
   switch (run.mode) {
-    case dispatch::QdqRun::kUniform: span(0, n, run.s, run.z, false); return;
-    case dispatch::QdqRun::kPerElement: span(0, n, run.s, run.z, true); return;
+    case QdqRun::kUniform: span(0, n, run.s, run.z, false); return;
+    case QdqRun::kPerElement: span(0, n, run.s, run.z, true); return;
     default: {
       size_t j = 0, k = 0, phase = run.phase;
       while (j < n) {
@@ -201,23 +203,30 @@ HWY_INLINE void DequantizeOdd(const float* HWY_RESTRICT x, size_t n, const dispa
 
 }  // namespace qdq
 
-inline void QuantizeToIntF32(const float* x, size_t n, const dispatch::QdqRun& run, float lo,
-                             float hi, float* out) {
-  qdq::Run(x, n, run, out, qdq::ToInt{lo, hi});
+inline void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
+                             float* out) {
+  const qdq::ToInt op{lo, hi};
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(x + j, len, run, out + j, op);
+  });
 }
 
-inline void QuantizeQuotientF32(const float* x, size_t n, const dispatch::QdqRun& run,
-                                float* out) {
-  qdq::Run(x, n, run, out, qdq::Quotient{});
+inline void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
+  const qdq::Quotient op{chunk.z != nullptr};
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(x + j, len, run, out + j, op);
+  });
 }
 
-inline void DequantizeF32(const float* x, size_t n, const dispatch::QdqRun& run,
-                          bool round_to_odd, float* out) {
-  if (round_to_odd) {
-    qdq::DequantizeOdd(x, n, run, out);
-  } else {
-    qdq::Run(x, n, run, out, qdq::Product{});
-  }
+inline void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd,
+                          float* out) {
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    if (round_to_odd) {
+      qdq::DequantizeOdd(x + j, len, run, out + j);
+    } else {
+      qdq::Run(x + j, len, run, out + j, qdq::Product{});
+    }
+  });
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -77,15 +77,21 @@ void QuantizeLinear(const QuantizePlan& p, size_t begin, size_t end) {
       }
       code = static_cast<uint64_t>(static_cast<int64_t>(r));
     } else {
-      // Float outputs: a Cast of the quotient. Their zero point is zero (validated).
+      // Float outputs: a Cast of the quotient plus the zero point.
       Exact qx;
       if (std::isnan(q)) {
         // The NaN of the quotient in float32, as the kernels divide: x's NaN, else the
-        // scale's, quiet.
-        const Exact& src = std::isnan(a) ? Element(p.x_type, p.x, e)
-                                         : Element(p.scale_type, p.scale, si);
-        qx = DecodeFloat(DataType::kFloat, QuietF32NaN(src));
+        // scale's, quiet; 0 / 0 and Inf / Inf give the positive quiet NaN.
+        uint32_t bits = 0x7FC00000u;
+        if (std::isnan(a)) {
+          bits = QuietF32NaN(Element(p.x_type, p.x, e));
+        } else if (std::isnan(b)) {
+          bits = QuietF32NaN(Element(p.scale_type, p.scale, si));
+        }
+        qx = DecodeFloat(DataType::kFloat, bits);
       } else {
+        // A float zero point is +-0 (validated): adding it decides the sign of a zero.
+        if (p.zero_point != nullptr) q += ToDouble(Element(p.zero_point_type, p.zero_point, si));
         qx = FromDouble(q);
       }
       code = EncodeFloat(p.y_type, qx, cast);
@@ -107,6 +113,11 @@ void DequantizeLinear(const QuantizePlan& p, size_t begin, size_t end) {
       // int_bits is sign-extended for signed types and zero-extended for unsigned ones;
       // the difference of two 32-bit values fits in 64 bits.
       d = FromSigned(dv);
+    } else if (!int_in && p.zero_point != nullptr) {
+      // A float zero point is +-0 (validated): x - z is x, but for the sign of a zero x
+      // (-0 - -0 = +0, as IEEE subtraction rounds to nearest).
+      const Exact z = Element(p.zero_point_type, p.zero_point, si);
+      if (d.kind == Exact::kFinite && d.mant == 0) d.neg = d.neg && !z.neg;
     }
     const Exact s = Element(p.scale_type, p.scale, si);
     Exact y;
