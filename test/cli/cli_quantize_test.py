@@ -2,13 +2,14 @@
 """`tensorcast quantize` and `tensorcast dequantize` (ONNX QuantizeLinear /
 DequantizeLinear, opsets 10-28) on .npy and .pb files.
 
-Rules tested (docs/cli.md, "quantize and dequantize"; include/tensorcast/quantize.h):
+Rules tested (docs/cli.md, "quantize and dequantize"; docs/semantics.md section 12):
 - QuantizeLinear: a = x and b = scale rounded to the precision P (the scale's type, or
   --precision; DOUBLE for an INT32 scale), q = a / b correctly rounded in P; integer
   outputs round q half to even, saturate to [lo - zp, hi - zp] and add zp (NaN -> zp);
-  float outputs are Cast(q) (float8 with or without saturation, FLOAT4E2M1 and FLOAT6
-  always saturating).
-- DequantizeLinear: (x - zp) * scale exact, rounded once to y's type.
+  float outputs are Cast(q + zp) (the zero point +-0; float8 with or without saturation,
+  FLOAT4E2M1 and FLOAT6 always saturating); 0 / 0 and Inf / Inf give the positive NaN.
+- DequantizeLinear: (x - zp) * scale exact, rounded once to y's type; Inf * 0 is the
+  positive NaN.
 - Granularity from the scale's shape: per tensor, per axis (1-D), blocked (--block-size).
 - A number --scale is FLOAT, or x's type at opsets 19-22; a number --zero-point has
   --output-dtype's type (else UINT8) for quantize, x's type for dequantize.
@@ -309,6 +310,8 @@ def quantize_value(x, scale, zp, y_type, precision, saturate=True):
         return lo if r < lo - z else hi if r > hi - z else r + z
     if y_type in ("FLOAT6E2M3", "FLOAT6E3M2", "FLOAT4E2M1"):
         saturate = True
+    if zp is not None and not math.isnan(q):
+        q = q + float(zp)  # a float zero point is +-0: IEEE addition decides a zero's sign
     return encode_small(y_type, q, saturate)
 
 
@@ -716,7 +719,9 @@ def float8_outputs_with_and_without_saturation():
         proc = run(*args, "--output-dtype", "FLOAT8E4M3FN")
         if ok:
             expect_ok(proc)
-            want = [quantize_value(v, 2.0, None, "FLOAT8E4M3FN", "FLOAT") for v in x]
+            want = [quantize_value(v, 2.0, float(zp), "FLOAT8E4M3FN", "FLOAT") for v in x]
+            # -0 / 2 is -0: plus a +0 zero point +0 (0x00), plus -0 -0 (0x80).
+            check(want[x.index(0.0, 6)] == (0x80 if zp == "-0" else 0x00), "the sign of -0 + zp")
             check_quantized("z.pb", "FLOAT8E4M3FN", [n], want, "E4M3FN with zero point " + zp)
         else:
             expect_error(proc, 1, "y_zero_point: element 0 is the nonzero code 0x30")
@@ -950,6 +955,63 @@ def dequantize_output_types():
         2,
         "--zero-point '200' is outside the range of INT8, [-128, 127]",
     )
+
+
+@test
+def nan_and_infinity_rules():
+    # docs/semantics.md 12.3 / 12.4: 0 / 0 and Inf / Inf give the positive quiet NaN, Inf * 0
+    # too; infinite products stay infinite. Repeated 40 times: the SIMD body and the tail.
+    reps = 40
+    x = [0.0, math.inf, -math.inf, 1.0, -1.0, math.nan] * reps
+    write_tensor("x.npy", "FLOAT", [len(x)], x)
+    cases = (
+        ("0", [], [0x7F, 0x7E, 0xFE, 0x7E, 0xFE, 0x7F]),
+        ("inf", [], [0x00, 0x7F, 0x7F, 0x00, 0x80, 0x7F]),
+        ("0", ["--precision", "FLOAT16"], [0x7F, 0x7E, 0xFE, 0x7E, 0xFE, 0x7F]),
+        ("inf", ["--precision", "BFLOAT16"], [0x00, 0x7F, 0x7F, 0x00, 0x80, 0x7F]),
+    )
+    for scale, extra, codes in cases:
+        expect_ok(
+            run(
+                "quantize",
+                "x.npy",
+                "y.pb",
+                "--scale",
+                scale,
+                "--output-dtype",
+                "FLOAT8E4M3FN",
+                *extra,
+            )
+        )
+        want = [quantize_value(v, float(scale), None, "FLOAT8E4M3FN", "FLOAT") for v in x]
+        check(want == codes * reps, f"the formulas for scale {scale}: {want[:6]}")
+        check_quantized("y.pb", "FLOAT8E4M3FN", [len(x)], want, f"scale {scale} {extra}")
+    # The exact scalar path (an INT32 scale divides in DOUBLE): 0 / 0 too.
+    write_tensor("xi.npy", "INT32", [3 * reps], [0, 1, -1] * reps)
+    write_tensor("s0.npy", "INT32", [], [0])
+    expect_ok(
+        run("quantize", "xi.npy", "yi.pb", "--scale", "s0.npy", "--output-dtype", "FLOAT8E4M3FN")
+    )
+    check_quantized("yi.pb", "FLOAT8E4M3FN", [3 * reps], [0x7F, 0x7E, 0xFE] * reps, "INT32 / 0")
+    # DequantizeLinear: E5M2 +Inf, -Inf, 0, 1.
+    write(
+        "x8.pb",
+        tensor_proto([4 * reps], CODE["FLOAT8E5M2"], raw=bytes([0x7C, 0xFC, 0, 0x3C]) * reps),
+    )
+    cases = (
+        ("0", "FLOAT", [0x7FC00000, 0x7FC00000, 0, 0]),
+        ("-0.5", "FLOAT", [0xFF800000, 0x7F800000, 0x80000000, 0xBF000000]),
+        ("-0.5", "FLOAT16", [0xFC00, 0x7C00, 0x8000, 0xB800]),
+        ("-0.5", "BFLOAT16", [0xFF80, 0x7F80, 0x8000, 0xBF00]),
+        ("0", "BFLOAT16", [0x7FC0, 0x7FC0, 0, 0]),
+    )
+    for scale, t, codes in cases:
+        expect_ok(run("dequantize", "x8.pb", "d.pb", "--scale", scale, "--output-dtype", t))
+        got = read_codes("d.pb", t, [4 * reps])
+        check(got == codes * reps, f"E5M2 * {scale} -> {t}: {[hex(g) for g in got[:4]]}")
+        vals = [decode_small("FLOAT8E5M2", c) for c in (0x7C, 0xFC, 0, 0x3C)]
+        want = [dequantize_value(v, float(scale), None, t) for v in vals]
+        check_dequantized("d.pb", t, [4 * reps], want * reps, f"the formulas, {scale} {t}")
 
 
 @test
