@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "hwy/cache_control.h"  // hwy::FlushStream
 #include "lib/check.h"
 #include "lib/dispatch/quantize_kernels.h"
 #include "lib/dispatch/route_plan.h"
+#include "lib/dispatch/stream_copy.h"
 #include "lib/parallel.h"
 #include "lib/quantize_plan.h"
 #include "lib/quantize_runs.h"
@@ -503,6 +505,9 @@ bool KernelsTake(const QuantizePlan& p) {
 
 struct Tables {
   F32Table scale, zero_point;
+  // Large outputs: each chunk's y is built in L1 and written with non-temporal stores, so
+  // that out of cache the stores do not read y's lines first.
+  bool stream = false;
   // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
   // once the quotient is rounded (QuantizeChunk).
   std::vector<float> rounded, ones;
@@ -513,6 +518,24 @@ struct Tables {
 void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
   CastChunk(v, T::kFloat, scratch, p, n, true);
   CastChunk(scratch, p, v, T::kFloat, n, true);
+}
+
+// Elements [e0, e0 + n) of y from their float32 values `v`: a Cast into y, or, streamed, a
+// Cast into an L1 buffer and a non-temporal copy.
+void StoreChunk(const QuantizePlan& p, const Tables& t, const float* v, size_t e0, size_t n,
+                bool saturate) {
+  void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+  if (!t.stream) {
+    CastChunk(v, T::kFloat, y, p.y_type, n, saturate);
+    return;
+  }
+  alignas(64) unsigned char buffer[kChunk * sizeof(float)];
+  const void* bytes = v;
+  if (p.y_type != T::kFloat) {
+    CastChunk(v, T::kFloat, buffer, p.y_type, n, saturate);
+    bytes = buffer;
+  }
+  dispatch::StreamCopy(bytes, y, StorageBytes(p.y_type, n));
 }
 
 void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
@@ -557,20 +580,19 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
   } else {
     dispatch::QuantizeQuotientF32(chunk, x, n, out);
   }
-  CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);
+  StoreChunk(p, t, out, e0, n, p.saturate);
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
-  // FLOAT outputs: x is converted into y and multiplied there (in L1), no buffer between.
-  const bool direct = p.y_type == T::kFloat;
-  float* dst = direct ? static_cast<float*>(p.y) + e0 : out;
-  float* src = direct ? dst : xa;
+  // FLOAT outputs not streamed: x is converted into y and multiplied there (in L1).
+  const bool in_y = p.y_type == T::kFloat && !t.stream;
+  float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;
+  float* src = in_y ? dst : xa;
   CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
   const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
-  dispatch::DequantizeF32(chunk, src, n, !direct, dst);
-  if (!direct)
-    CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
+  dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
+  if (!in_y) StoreChunk(p, t, out, e0, n, true);
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
@@ -588,6 +610,8 @@ Status Run(const QuantizePlan& p) {
   if (p.count == 0) return Status::Ok();
   const bool kernels = KernelsTake(p);
   Tables tables;
+  tables.stream = kernels && StorageBytes(p.y_type, p.count) >=
+                                 tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
     if (p.quantize && p.precision != T::kFloat) {
@@ -621,6 +645,7 @@ Status Run(const QuantizePlan& p) {
         DequantizeChunk(p, tables, e, n, xa, out);
       }
     }
+    if (tables.stream) hwy::FlushStream();  // this thread's non-temporal stores, before it ends
   };
   const size_t task = TaskElements(p);
   if (task == 0) {

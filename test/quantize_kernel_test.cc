@@ -17,6 +17,7 @@
 #include "lib/quantize_plan.h"
 #include "lib/reference/quantize_reference.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/tuning.h"
 #include "lib/type_facts.h"
 #include "tensorcast/quantize.h"
 #include "tensorcast/runner.h"
@@ -391,6 +392,38 @@ TEST(DequantizeKernel, EveryCodeEveryOutput) {
       }
     }
   }
+}
+
+// Outputs above the streaming threshold are built in L1 and copied with non-temporal
+// stores: the same bytes, padding included (the threshold lowered so that small calls take
+// that path).
+TEST(QuantizeKernel, StreamedOutputs) {
+  test::TargetLoop loop;
+  const size_t previous = tuning::SetStreamBytesForTest(64);
+  std::mt19937 rng(6);
+  const std::vector<int64_t> shape = {3, 4103};
+  const size_t n = Count(shape);
+  std::vector<uint64_t> xc(n), qc(n);
+  for (size_t i = 0; i < n; ++i) {
+    xc[i] = F32Code(std::uniform_real_distribution<float>(-50, 50)(rng));
+    qc[i] = rng() & 0xFF;
+  }
+  const Tensor x(T::kFloat, shape, xc);
+  std::vector<uint64_t> sc(3 * 129);
+  for (auto& c : sc) c = F32Code(std::uniform_real_distribution<float>(0.05f, 3.0f)(rng));
+  const Tensor s(T::kFloat, {3, 129}, sc);
+  for (T yt : {T::kInt8, T::kUint4, T::kFloat8E4M3FN, T::kFloat6E3M2, T::kInt16}) {
+    QuantizeAttributes a;
+    a.block_size = 32;
+    a.output_dtype = yt;
+    Check(loop, true, x, s, nullptr, yt, a);
+    QuantizeAttributes d;
+    d.block_size = 32;
+    Check(loop, false, Tensor(yt, shape, qc), s, nullptr, T::kFloat, d);
+    d.output_dtype = T::kBfloat16;
+    Check(loop, false, Tensor(yt, shape, qc), s, nullptr, T::kBfloat16, d);
+  }
+  tuning::SetStreamBytesForTest(previous);
 }
 
 // Large calls through a runner give the bytes of one thread.
