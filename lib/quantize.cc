@@ -5,6 +5,7 @@
 #include "tensorcast/quantize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -508,6 +509,8 @@ struct Tables {
   // Large outputs: each chunk's y is built in L1 and written with non-temporal stores, so
   // that out of cache the stores do not read y's lines first.
   bool stream = false;
+  // DequantizeLinear of an integer type with finite scales: no NaN can arise.
+  bool nan_free = false;
   // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
   // once the quotient is rounded (QuantizeChunk).
   std::vector<float> rounded, ones;
@@ -575,6 +578,15 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     x = xa;
     chunk.s = t.ones.data();
   }
+  if (int_out && yf.bits >= 8) {
+    // 8- and 16-bit integers: written by the kernel (into y, or streamed from L1).
+    void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+    void* dst = t.stream ? static_cast<void*>(out) : y;
+    dispatch::QuantizeToInteger(chunk, x, n, yf.bits, yf.kind == TypeKind::kSignedInt, lo, hi,
+                                dst);
+    if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
+    return;
+  }
   if (int_out) {
     dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
   } else {
@@ -590,7 +602,8 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
   float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;
   float* src = in_y ? dst : xa;
   CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
-  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  chunk.nan_free = t.nan_free;
   dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
   if (!in_y) StoreChunk(p, t, out, e0, n, true);
 }
@@ -614,6 +627,11 @@ Status Run(const QuantizePlan& p) {
                                  tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
+    if (!p.quantize && IsInteger(p.x_type)) {
+      const size_t n = CountOf(p);
+      tables.nan_free = std::all_of(tables.scale.values, tables.scale.values + n,
+                                    [](float v) { return std::isfinite(v); });
+    }
     if (p.quantize && p.precision != T::kFloat) {
       const size_t n = CountOf(p);
       tables.rounded.assign(tables.scale.values, tables.scale.values + n);

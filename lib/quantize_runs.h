@@ -29,6 +29,9 @@ struct QdqChunk {
   const float* s = nullptr;
   const float* z = nullptr;
   size_t e0 = 0;
+  // DequantizeLinear: no product can be NaN (integer x, every scale finite), so the
+  // kernel skips the NaN fix-up.
+  bool nan_free = false;
 };
 
 // Calls f(j, len, run) for the runs of elements [e0, e0 + n) that share one way of finding

@@ -13,12 +13,18 @@ namespace tensorcast {
 namespace dispatch {
 
 HWY_EXPORT(QuantizeToIntF32);
+HWY_EXPORT(QuantizeToInteger);
 HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(DequantizeF32);
 
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
   HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(chunk, x, n, lo, hi, out);
+}
+
+void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits, bool is_signed,
+                       float lo, float hi, void* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeToInteger)(chunk, x, n, bits, is_signed, lo, hi, out);
 }
 
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {

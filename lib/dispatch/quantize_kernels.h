@@ -14,6 +14,9 @@ namespace dispatch {
 // out[j] = round_half_even(x[j] / s) saturated to [lo - z, hi - z], plus z; NaN -> z.
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out);
+// QuantizeToIntF32 stored as the 8- or 16-bit integer type of `bits` and `is_signed` at out.
+void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits, bool is_signed,
+                       float lo, float hi, void* out);
 // out[j] = x[j] / s, plus z when the call has a zero point (a float zero point is +-0:
 // adding it decides the sign of a zero quotient); NaNs as FixNaN in the kernel.
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out);
