@@ -582,8 +582,7 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     // 8- and 16-bit integers: written by the kernel (into y, or streamed from L1).
     void* y = const_cast<void*>(At(p.y, p.y_type, e0));
     void* dst = t.stream ? static_cast<void*>(out) : y;
-    dispatch::QuantizeToInteger(chunk, x, n, yf.bits, yf.kind == TypeKind::kSignedInt, lo, hi,
-                                dst);
+    dispatch::QuantizeToInteger(chunk, x, n, yf.bits, yf.kind == TypeKind::kSignedInt, lo, hi, dst);
     if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
     return;
   }
@@ -597,6 +596,17 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
+  const TypeFacts& xf = Facts(p.x_type);
+  if (p.y_type == T::kFloat && IsInteger(p.x_type) && xf.bits >= 8) {
+    // 8- and 16-bit integers to FLOAT: one kernel reads x and writes y (or L1, streamed).
+    QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+    chunk.nan_free = t.nan_free;
+    float* y = static_cast<float*>(p.y) + e0;
+    dispatch::DequantizeInteger(chunk, At(p.x, p.x_type, e0), n, xf.bits,
+                                xf.kind == TypeKind::kSignedInt, t.stream ? out : y);
+    if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
+    return;
+  }
   // FLOAT outputs not streamed: x is converted into y and multiplied there (in L1).
   const bool in_y = p.y_type == T::kFloat && !t.stream;
   float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;

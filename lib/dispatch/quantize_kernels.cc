@@ -16,6 +16,7 @@ HWY_EXPORT(QuantizeToIntF32);
 HWY_EXPORT(QuantizeToInteger);
 HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(DequantizeF32);
+HWY_EXPORT(DequantizeInteger);
 
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
@@ -33,6 +34,11 @@ void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float*
 
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out) {
   HWY_DYNAMIC_DISPATCH(DequantizeF32)(chunk, x, n, round_to_odd, out);
+}
+
+void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,
+                       float* out) {
+  HWY_DYNAMIC_DISPATCH(DequantizeInteger)(chunk, x, n, bits, is_signed, out);
 }
 
 }  // namespace dispatch

@@ -22,6 +22,9 @@ void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out);
 // out[j] = (x[j] - z) * s, rounded to nearest even, or to odd when round_to_odd (for a
 // later Cast to a narrower float). x and out may be the same array.
+// DequantizeF32 of an 8- or 16-bit integer x (`bits`, `is_signed`) read as it is stored.
+void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,
+                       float* out);
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out);
 
 }  // namespace dispatch

@@ -92,45 +92,58 @@ HWY_INLINE void StoreAs(D d, V v, OutT* p) {
   }
 }
 
+// Loads lanes of InT at p as float32: float as it is; an 8- or 16-bit integer widened
+// (exactly).
+template <class D, typename InT>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const InT* p) {
+  if constexpr (std::is_same<InT, float>::value) {
+    return hn::LoadU(d, p);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<InT, D> dn;
+    return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(dn, p)));
+  }
+}
+
 // Runs op on every element of a run whose scale and zero point are given by `run`. x and
 // out may be the same array (each vector is loaded before its result is stored).
-template <class Op, typename OutT>
-HWY_INLINE void Uniform(const float* x, size_t n, float s, float z, OutT* out, const Op& op) {
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void Uniform(const InT* x, size_t n, float s, float z, OutT* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto vs = hn::Set(d, s), vz = hn::Set(d, z);
   size_t j = 0;
-  for (; j + N <= n; j += N) StoreAs(d, op(d, hn::LoadU(d, x + j), vs, vz), out + j);
+  for (; j + N <= n; j += N) StoreAs(d, op(d, LoadAs(d, x + j), vs, vz), out + j);
   const hn::CappedTag<float, 1> d1;
   for (; j < n; ++j) {
-    StoreAs(d1, op(d1, hn::LoadU(d1, x + j), hn::Set(d1, s), hn::Set(d1, z)), out + j);
+    StoreAs(d1, op(d1, LoadAs(d1, x + j), hn::Set(d1, s), hn::Set(d1, z)), out + j);
   }
 }
 
-template <class Op, typename OutT>
-HWY_INLINE void PerElement(const float* x, size_t n, const float* HWY_RESTRICT s,
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void PerElement(const InT* x, size_t n, const float* HWY_RESTRICT s,
                            const float* HWY_RESTRICT z, OutT* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   size_t j = 0;
   if (z == nullptr) {
     for (; j + N <= n; j += N) {
-      StoreAs(d, op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::Zero(d)), out + j);
+      StoreAs(d, op(d, LoadAs(d, x + j), hn::LoadU(d, s + j), hn::Zero(d)), out + j);
     }
   } else {
     for (; j + N <= n; j += N) {
-      StoreAs(d, op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), out + j);
+      StoreAs(d, op(d, LoadAs(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), out + j);
     }
   }
   const hn::CappedTag<float, 1> d1;
   for (; j < n; ++j) {
     const auto vz = z == nullptr ? hn::Zero(d1) : hn::LoadU(d1, z + j);
-    StoreAs(d1, op(d1, hn::LoadU(d1, x + j), hn::LoadU(d1, s + j), vz), out + j);
+    StoreAs(d1, op(d1, LoadAs(d1, x + j), hn::LoadU(d1, s + j), vz), out + j);
   }
 }
 
-template <class Op, typename OutT>
-HWY_INLINE void Run(const float* x, size_t n, const QdqRun& run, OutT* out, const Op& op) {
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void Run(const InT* x, size_t n, const QdqRun& run, OutT* out, const Op& op) {
   switch (run.mode) {
     case QdqRun::kUniform:
       Uniform(x, n, run.s[0], run.z == nullptr ? 0.0f : run.z[0], out, op);
@@ -267,6 +280,30 @@ inline void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool 
       }
     }
   });
+}
+
+// DequantizeLinear of an 8- or 16-bit integer x straight to FLOAT: x widened in registers,
+// (x - z) * s stored (no float32 copy of x).
+template <typename InT>
+HWY_INLINE void DequantizeNarrow(const QdqChunk& chunk, const void* x, size_t n, float* out) {
+  const InT* in = static_cast<const InT*>(x);
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    if (chunk.nan_free) {
+      qdq::Run(in + j, len, run, out + j, qdq::Product<false>{});
+    } else {
+      qdq::Run(in + j, len, run, out + j, qdq::Product<true>{});
+    }
+  });
+}
+
+inline void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits,
+                              bool is_signed, float* out) {
+  if (bits == 8) {
+    if (is_signed) return DequantizeNarrow<int8_t>(chunk, x, n, out);
+    return DequantizeNarrow<uint8_t>(chunk, x, n, out);
+  }
+  if (is_signed) return DequantizeNarrow<int16_t>(chunk, x, n, out);
+  return DequantizeNarrow<uint16_t>(chunk, x, n, out);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
