@@ -2,7 +2,8 @@
 //   FLOAT -> INT8, FLOAT8E4M3FN, INT4, FLOAT4E2M1 (QuantizeLinear) and back to FLOAT
 //   (DequantizeLinear), with a FLOAT scale
 //     per tensor;
-//     blocked, block 32 along the last axis (x as [rows, 4096] out of cache, [64, 64] in);
+//     blocked, block 32 along the last axis (x as [rows, 4096] out of cache, [64, 64] and
+//     [1, 4096] in);
 //     blocked, block 32 along axis 0 (QuantizeLinear);
 //   at 16 KiB of FLOAT (L1-resident: `in`) and out of cache (`ooc`: x + y of at least
 //   1 GiB and four times the last-level cache, bench_util.h OutOfCacheTrafficBytes).
@@ -149,6 +150,12 @@ void RegisterAll() {
         benchmark::RegisterBenchmark((base + "/in").c_str(), BM_Qdq, quantize, q, l, 64, 64)
             ->MinTime(0.1)
             ->UseRealTime();
+        if (l == Layout::kBlockLast) {  // the same bytes as one row: the per-row cost apart
+          benchmark::RegisterBenchmark((base + "/in_1x4096").c_str(), BM_Qdq, quantize, q, l, 1,
+                                       4096)
+              ->MinTime(0.1)
+              ->UseRealTime();
+        }
         benchmark::RegisterBenchmark((base + "/ooc").c_str(), BM_Qdq, quantize, q, l, ooc_rows,
                                      4096)
             ->MinTime(0.5)
