@@ -524,15 +524,14 @@ void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
 }
 
 // Elements [e0, e0 + n) of y from their float32 values `v`: a Cast into y, or, streamed, a
-// Cast into an L1 buffer and a non-temporal copy.
+// Cast into `buffer` (kChunk floats, free by now) and a non-temporal copy.
 void StoreChunk(const QuantizePlan& p, const Tables& t, const float* v, size_t e0, size_t n,
-                bool saturate) {
+                bool saturate, float* buffer) {
   void* y = const_cast<void*>(At(p.y, p.y_type, e0));
   if (!t.stream) {
     CastChunk(v, T::kFloat, y, p.y_type, n, saturate);
     return;
   }
-  alignas(64) unsigned char buffer[kChunk * sizeof(float)];
   const void* bytes = v;
   if (p.y_type != T::kFloat) {
     CastChunk(v, T::kFloat, buffer, p.y_type, n, saturate);
@@ -591,7 +590,7 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
   } else {
     dispatch::QuantizeQuotientF32(chunk, x, n, out);
   }
-  StoreChunk(p, t, out, e0, n, p.saturate);
+  StoreChunk(p, t, out, e0, n, p.saturate, xa);  // x is consumed
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
@@ -615,7 +614,7 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
   QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
   chunk.nan_free = t.nan_free;
   dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
-  if (!in_y) StoreChunk(p, t, out, e0, n, true);
+  if (!in_y) StoreChunk(p, t, out, e0, n, true, xa);  // x is consumed
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
