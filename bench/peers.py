@@ -6,6 +6,7 @@
                                   # --lib build/lib/libtensorcast_c.so ARGS
     build/peers-venv/bin/python bench/peers.py [--lib build/lib/libtensorcast_c.so] [--quick]
         [--pairs f16,split] [--out DIR]
+    scripts/dev.sh peers --pairs qdq          # the QuantizeLinear / DequantizeLinear rows only
 
 tensorcast is called through its Python package (`import tensorcast as tc`, pip install .),
 which must be importable by the Python running this. Every implementation runs on one
@@ -79,6 +80,44 @@ The per-call overhead table times one call on tiny arrays (--overhead-sizes, def
 and 1024 elements) for a few pairs (--overhead-pairs): every implementation above except
 memcpy, each called as in the main table.
 
+QuantizeLinear / DequantizeLinear rows (QDQ, their own table and chart panels; `--pairs qdq`
+selects them all, label substrings such as `ql`, `dq i4`, `block` some): x is the same
+seeded N(0, 1) FLOAT data as a [n / 4096, 4096] tensor (at least one row).
+  rows         QL FLOAT -> INT8 and UINT8 (with zero points: the scale's shape, INT8
+               U{-4..4}, UINT8 128 + U{-4..4}), FLOAT8E4M3FN, INT4 and FLOAT4E2M1 (no zero
+               point; the node's output_dtype), each per tensor, per axis (axis 0: a scale
+               per row; axis 1: a scale per column) and blocked (block_size 32 along the
+               last axis); DQ of the same types back to FLOAT, per tensor and blocked.
+               Scales: per tensor 4 / qmax (qmax 127, 127, 448, 7, 6: the few |x| > 4
+               saturate); per axis and blocked max|x| of the slice / qmax. DQ's input is
+               numpy's QL of x (float types clipped to +-qmax first).
+  C API        tc_quantize_linear / tc_dequantize_linear (opset 28, the library's default)
+               via ctypes (argtypes set, pointers as c_void_p) into a preallocated buffer in
+               ONNX's layout (INT4 / FLOAT4E2M1 packed two per byte). The reference of the
+               QDQ cross-check. Without --lib its cells say so.
+  package      only when the installed package has tc.quantize_linear (it is newer than
+               this script): `tc.quantize_linear(x, s, zp, axis=, block_size=,
+               output_dtype=, out=preallocated, threads=1)` (packed=True into uint8 bytes for
+               4-bit types) and `tc.dequantize_linear(q, s, zp, ..., out=, threads=1)` (q
+               unpacked: the package has no packed input). Otherwise the column is left out.
+  ORT          a one-node QuantizeLinear / DequantizeLinear model at the newest opset ORT
+               takes (ORT_OPSETS: 25; 26-27 would run the same QuantizeLinear-25), x, scale
+               and zero point as graph inputs, all bound with IOBinding to our buffers (ONNX's
+               packed layout for 4-bit types). ONNX Runtime 1.32's CPU provider runs every
+               blocked row here (INT8, UINT8, FLOAT8E4M3FN, INT4; QL and DQ) and every
+               per-axis one; it has no FLOAT4E2M1 kernel at any granularity: NOT_IMPLEMENTED
+               (at opsets 23-25; 21 lacks the type) shows as "-" in the QDQ table.
+  numpy        the operator written out as users write it (allocating): integers
+               `np.clip(np.rint(x / s) + zp, lo, hi).astype(dtype)`, float8 / float4
+               `(x / s).astype(ml_dtypes type)` (ml_dtypes' own overflow rule: FLOAT8E4M3FN
+               gives NaN from |x / s| >= 464 where ONNX saturates to 448; counted, not
+               hidden), DQ `(q.astype(np.float32) - zp) * s` (no zero point: no +/- zp);
+               per-axis and blocked scales broadcast through reshaped views (blocked: x as
+               [rows, 128, 32], s as [rows, 128, 1]). ml_dtypes' unpacked 4-bit layout.
+  memcpy       of (x + scale + zero point + y bytes) / 2.
+The QDQ cross-check counts elements whose bits differ from the C API's output (ORT, numpy,
+the package). The per-call overhead table has Cast and Split pairs only.
+
 Writes peers.md (tables, machine, date, versions) and peers.png (bar chart, log-scale
 ns/element) into the --out directory (default bench/results); prints the markdown to stdout.
 """
@@ -135,6 +174,7 @@ TYPES = {
     TP.FLOAT16: ("f16", 16, np.dtype(np.float16)),
     TP.BFLOAT16: ("bf16", 16, np.dtype(ml_dtypes.bfloat16)),
     TP.INT8: ("i8", 8, np.dtype(np.int8)),
+    TP.UINT8: ("u8", 8, np.dtype(np.uint8)),
     TP.INT64: ("i64", 64, np.dtype(np.int64)),
     TP.FLOAT8E4M3FN: ("e4m3fn", 8, np.dtype(ml_dtypes.float8_e4m3fn)),
     TP.FLOAT8E4M3FNUZ: ("e4m3fnuz", 8, np.dtype(ml_dtypes.float8_e4m3fnuz)),
@@ -264,6 +304,79 @@ PAIRS = [
 # Pairs of the per-call overhead table (labels), unless --overhead-pairs says otherwise.
 OVERHEAD_PAIRS = "f32 -> f16,f32 -> e4m3fn,f32 -> string,string -> f32,Split f32 axis 0 /4"
 
+# --------------------------------------------------------------------------- QDQ rows
+
+QDQ_COLS = 4096  # x is a [max(1, n // 4096), 4096] FLOAT tensor
+QDQ_BLOCK = 32  # blocked rows: blocks of 32 along the last axis (axis 1)
+# Quantized type -> (zero point: None = no zero point input (y's type from the node's
+# output_dtype), else the centre the zero points are drawn around (+-4); the |q| a scale maps
+# the largest |x| of its slice to).
+QDQ_TYPES = {
+    TP.INT8: (0, 127),
+    TP.UINT8: (128, 127),
+    TP.FLOAT8E4M3FN: (None, 448.0),
+    TP.INT4: (None, 7),
+    TP.FLOAT4E2M1: (None, 6.0),
+}
+INT_RANGES = {TP.INT8: (-128, 127), TP.UINT8: (0, 255), TP.INT4: (-8, 7)}
+QDQ_TENSOR_RANGE = 4.0  # per tensor: the scale maps |x| = 4 (4 sigma) to the largest |q|
+QDQ_GRANULARITY = {"tensor": "per tensor", "axis": "axis {axis}", "block": f"block {QDQ_BLOCK}"}
+
+
+@dataclass
+class QdqPair:
+    """A QuantizeLinear (FLOAT -> qtype) or DequantizeLinear (qtype -> FLOAT) row."""
+
+    op: str  # "QL" or "DQ"
+    qtype: int
+    gran: str  # "tensor", "axis" (per axis) or "block" (blocked, QDQ_BLOCK along axis 1)
+    axis: int = 1
+    group = "qdq"  # `--pairs qdq` selects every QDQ row (class attributes, not fields)
+    is_split = False
+    has_string = False
+    has_arrow = False
+
+    @property
+    def label(self):
+        gran = QDQ_GRANULARITY[self.gran].format(axis=self.axis)
+        return f"{self.op} {TYPES[self.qtype][0]} {gran}"
+
+    @property
+    def src(self):
+        return F32 if self.op == "QL" else self.qtype
+
+    @property
+    def dst(self):
+        return self.qtype if self.op == "QL" else F32
+
+
+def qdq_pairs():
+    out = []
+    for t in QDQ_TYPES:
+        out += [
+            QdqPair("QL", t, "tensor"),
+            QdqPair("QL", t, "axis", axis=0),
+            QdqPair("QL", t, "axis", axis=1),
+            QdqPair("QL", t, "block"),
+        ]
+    for t in QDQ_TYPES:
+        out += [QdqPair("DQ", t, "tensor"), QdqPair("DQ", t, "block")]
+    return out
+
+
+QDQ_PAIRS = qdq_pairs()
+# Notes under the QDQ table: (label prefix, text), shown when a row's label starts with the
+# prefix (differences by definition and gaps of the peers).
+QDQ_NOTES = [
+    (
+        "QL e4m3fn",
+        "QL e4m3fn: ONNX QuantizeLinear saturates float8 outputs (saturate=1: tensorcast "
+        "and ORT give +-448, 0x7E / 0xFE); ml_dtypes' astype gives NaN (0x7F / 0xFF) from "
+        "|x / s| >= 464 on, so the per-tensor row's few |x| > 4.14 differ from numpy by "
+        "definition (per-axis and blocked scales map max|x| to 448: none there).",
+    ),
+]
+
 
 # --------------------------------------------------------------------------- timing
 
@@ -310,7 +423,7 @@ def unpack4(packed_u8, n):
 def onnx_bytes(arr, code):
     """A numpy / ml_dtypes array in ONNX storage layout (uint8 bytes)."""
     if is_packed(code):
-        return pack4(np.ascontiguousarray(arr).view(np.uint8))
+        return pack4(np.ascontiguousarray(arr).view(np.uint8).reshape(-1))
     return np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
 
 
@@ -414,6 +527,36 @@ class Package:
         call = self._checked(lambda: split(x, sizes, axis=axis, threads=1))
         return call, call
 
+    def has_qdq(self):
+        return hasattr(self.tc, "quantize_linear") and hasattr(self.tc, "dequantize_linear")
+
+    def qdq_fn(self, pair, case):
+        """(call, result) of `tc.quantize_linear(x, scale, zero_point, ..., out=preallocated,
+        threads=1)` (packed targets: packed=True into uint8 bytes, ONNX's layout) or
+        `tc.dequantize_linear(q, scale, zero_point, ..., out=preallocated, threads=1)` (q:
+        the unpacked ml_dtypes array numpy reads; the package has no packed input)."""
+        kw = {"threads": 1}
+        if pair.gran != "tensor":
+            kw["axis"] = pair.axis
+        if pair.gran == "block":
+            kw["block_size"] = QDQ_BLOCK
+        if pair.op == "QL":
+            fn, args = self.tc.quantize_linear, (case.x, case.scale, case.zp)
+            if case.zp is None:
+                kw["output_dtype"] = pair.qtype
+            if is_packed(pair.qtype):
+                out = np.empty(storage_bytes(pair.qtype, case.x.size), np.uint8)
+                kw["packed"] = True
+            else:
+                out = np.empty(case.x.shape, TYPES[pair.qtype][2])
+        else:
+            fn, args = self.tc.dequantize_linear, (case.q, case.scale, case.zp)
+            out = np.empty(case.x.shape, np.float32)
+        call = self._checked(lambda: fn(*args, out=out, **kw))
+        if kw.get("packed"):
+            return call, lambda: out
+        return call, lambda: onnx_bytes(out, pair.dst)
+
 
 # --------------------------------------------------------------------------- tensorcast (C API)
 
@@ -435,6 +578,36 @@ class TcStringArena(ctypes.Structure):
         ("views", ctypes.c_void_p),
         ("size", ctypes.c_size_t),
     ]
+
+
+class TcTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("type", ctypes.c_int32),
+        ("shape", ctypes.c_void_p),
+        ("rank", ctypes.c_size_t),
+    ]
+
+
+class TcQuantizeOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("opset", ctypes.c_int),
+        ("axis", ctypes.c_int64),
+        ("block_size", ctypes.c_int64),
+        ("output_dtype", ctypes.c_int32),
+        ("saturate", ctypes.c_int),
+        ("precision", ctypes.c_int32),
+        ("runner", ctypes.c_void_p),
+    ]
+
+
+def quantize_options(**fields):
+    """TC_QUANTIZE_OPTIONS_INIT ({sizeof, 28, 1, 0, 0, 1, 0, NULL}) with `fields` set."""
+    opts = TcQuantizeOptions(ctypes.sizeof(TcQuantizeOptions), 28, 1, 0, 0, 1, 0, None)
+    for name, value in fields.items():
+        setattr(opts, name, value)
+    return opts
 
 
 # tc_string_view {const char* data; size_t size;} as a numpy record (same layout).
@@ -470,6 +643,21 @@ class CApi:
             c.POINTER(TcError),
         ]
         lib.tc_split.restype = c.c_int
+        # tc_quantize_linear / tc_dequantize_linear (x, scale, zero_point: const tc_tensor*;
+        # y; y_type; options; err), absent from libraries before QuantizeLinear.
+        self.has_qdq = hasattr(lib, "tc_quantize_linear") and hasattr(lib, "tc_dequantize_linear")
+        if self.has_qdq:
+            for fn in (lib.tc_quantize_linear, lib.tc_dequantize_linear):
+                fn.argtypes = [
+                    c.c_void_p,
+                    c.c_void_p,
+                    c.c_void_p,
+                    c.c_void_p,
+                    c.c_int32,
+                    c.c_void_p,
+                    c.POINTER(TcError),
+                ]
+                fn.restype = c.c_int
         lib.tc_version_string.restype = c.c_char_p
         lib.tc_version_string.argtypes = []
         lib.tc_active_target.restype = c.c_char_p
@@ -563,20 +751,62 @@ class CApi:
         call()
         return call, lambda: outs
 
+    def qdq_fn(self, pair, case):
+        """(call, result): tc_quantize_linear / tc_dequantize_linear (opset 28, the C API's
+        default) from the ONNX-layout input into a preallocated ONNX-layout output."""
+        if not self.has_qdq:
+            raise Unsupported("C API: this libtensorcast_c has no tc_quantize_linear")
+        keep = [case]
+
+        def tensor(data, code, shape):
+            dims = np.array(shape, np.int64)
+            t = TcTensor(ptr(data), code, ptr(dims) if dims.size else None, dims.size)
+            keep.extend((data, dims, t))
+            return ctypes.addressof(t)
+
+        x = tensor(case.src_bytes, pair.src, case.x.shape)
+        scale = tensor(case.scale, F32, case.scale.shape)
+        zp = None
+        if case.zp is not None:
+            zp = tensor(onnx_bytes(case.zp, pair.qtype), pair.qtype, case.zp.shape)
+        fields = {}
+        if pair.gran != "tensor":
+            fields["axis"] = pair.axis
+        if pair.gran == "block":
+            fields["block_size"] = QDQ_BLOCK
+        if pair.op == "QL" and case.zp is None:
+            fields["output_dtype"] = pair.qtype
+        opts = quantize_options(**fields)
+        out = np.zeros(storage_bytes(pair.dst, case.x.size), np.uint8)
+        keep += [opts, out]
+        fn = self.lib.tc_quantize_linear if pair.op == "QL" else self.lib.tc_dequantize_linear
+        args = (x, scale, zp, ptr(out), pair.dst, ctypes.addressof(opts), self.eref)
+
+        def call():
+            _ = keep
+            if fn(*args):
+                raise self._fail(pair.label)
+
+        call()
+        return call, lambda: out
+
 
 # --------------------------------------------------------------------------- ONNX Runtime
 
 ORT_OPSETS = (25, 24, 23, 21)
 
 
-def ort_session(node_fn, in_type, out_types, opset_candidates=ORT_OPSETS):
-    """A one-node model; tries the newest opset first. Raises Unsupported with ORT's reason."""
+def ort_session(node_fn, in_type, out_types, opset_candidates=ORT_OPSETS, extra_inputs=()):
+    """A one-node model; tries the newest opset first. Raises Unsupported with ORT's reason.
+    extra_inputs: (name, type, shape) of graph inputs after x (QuantizeLinear's scale and
+    zero point)."""
     last = None
     for opset in opset_candidates:
         node, in_shape, out_shape = node_fn(opset)
         x = helper.make_tensor_value_info("x", in_type, in_shape)
+        extra = [helper.make_tensor_value_info(nm, t, shp) for nm, t, shp in extra_inputs]
         ys = [helper.make_tensor_value_info(f"y{i}", t, out_shape) for i, t in enumerate(out_types)]
-        graph = helper.make_graph([node], "peer", [x], ys)
+        graph = helper.make_graph([node], "peer", [x, *extra], ys)
         model = helper.make_model(
             graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="tensorcast-peers"
         )
@@ -678,6 +908,55 @@ def ort_split_fn(pair, x, outs):
 
     call()
     return call, lambda: outs
+
+
+def ort_qdq_fn(pair, case):
+    """(call, result) for ORT's QuantizeLinear / DequantizeLinear: a one-node model (x, scale
+    and the zero point as graph inputs), all bound with IOBinding to our buffers in ONNX's
+    layout (packed types packed). The newest opset ORT takes (ORT_OPSETS); an error of the
+    first run (a kernel ORT lacks for the attributes) becomes Unsupported too."""
+    op = "QuantizeLinear" if pair.op == "QL" else "DequantizeLinear"
+    attrs = {}
+    if pair.gran != "tensor":
+        attrs["axis"] = pair.axis
+    if pair.gran == "block":
+        attrs["block_size"] = QDQ_BLOCK
+    if pair.op == "QL" and case.zp is None:
+        attrs["output_dtype"] = pair.qtype
+    names = ["x", "s"] + ([] if case.zp is None else ["z"])
+    extra = [("s", F32, list(case.scale.shape))]
+    if case.zp is not None:
+        extra.append(("z", pair.qtype, list(case.zp.shape)))
+    shape = list(case.x.shape)
+    sess = ort_session(
+        lambda opset: (helper.make_node(op, names, ["y0"], **attrs), shape, shape),
+        pair.src,
+        [pair.dst],
+        extra_inputs=extra,
+    )
+    io = sess.io_binding()
+    io.bind_input("x", "cpu", 0, pair.src, shape, ptr(case.src_bytes))
+    io.bind_input("s", "cpu", 0, F32, list(case.scale.shape), ptr(case.scale))
+    zp = None
+    if case.zp is not None:
+        zp = onnx_bytes(case.zp, pair.qtype)
+        io.bind_input("z", "cpu", 0, pair.qtype, list(case.zp.shape), ptr(zp))
+    out = np.zeros(storage_bytes(pair.dst, case.x.size), np.uint8)
+    io.bind_output("y0", "cpu", 0, pair.dst, shape, ptr(out))
+    keep = (case, zp, out)
+
+    def call():
+        _ = keep
+        sess.run_with_iobinding(io)
+
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001  (ORT raises several exception types)
+        msg = str(e).splitlines()[0]
+        if "NOT_IMPLEMENTED" in msg:
+            msg = "no CPU kernel (NOT_IMPLEMENTED)"
+        raise Unsupported(f"ORT: {msg[:120]}") from None
+    return call, lambda: out
 
 
 # --------------------------------------------------------------------------- pyarrow
@@ -828,8 +1107,120 @@ def split_makers(pair, x, pkg, capi):
     return makers
 
 
+@dataclass
+class QdqCase:
+    """The inputs of a QDQ row, numpy side (x, scale, zp, q) and ONNX layout (src_bytes)."""
+
+    x: np.ndarray  # FLOAT, [rows, QDQ_COLS]
+    scale: np.ndarray  # FLOAT, the scale's shape (0-d per tensor)
+    zp: object  # None, or the zero points: qtype's numpy dtype, the scale's shape
+    q: object  # DequantizeLinear: its input, qtype's numpy / ml_dtypes dtype (unpacked)
+    src_bytes: np.ndarray  # the operator's input in ONNX's layout (x, or q packed)
+
+    def memcpy_bytes(self, pair):
+        """(input bytes + scale + zero point + output bytes) / 2."""
+        zp = 0 if self.zp is None else storage_bytes(pair.qtype, self.zp.size)
+        out = storage_bytes(pair.dst, self.x.size)
+        return (self.src_bytes.size + self.scale.nbytes + zp + out) // 2
+
+
+def qdq_x_view(pair, a):
+    """x or q ([rows, cols]) shaped to broadcast with qdq_p_view's scales: [rows, cols / B,
+    B] for blocked rows."""
+    return a.reshape(a.shape[0], -1, QDQ_BLOCK) if pair.gran == "block" else a
+
+
+def qdq_p_view(pair, p):
+    """A scale or zero point shaped to broadcast with qdq_x_view's x."""
+    if p is None or pair.gran == "tensor" or (pair.gran == "axis" and pair.axis == 1):
+        return p
+    return p[:, :, None] if pair.gran == "block" else p[:, None]
+
+
+def qdq_case(pair, n):
+    """x: the seeded N(0, 1) values as [max(1, n // 4096), 4096]. Scales: per tensor
+    4 / qmax (the few |x| > 4 saturate); per axis and blocked max|x| of the slice / qmax.
+    Zero points (INT8, UINT8): centre + U{-4..4}, seeded. DequantizeLinear's q: numpy's
+    QuantizeLinear of x (float types clipped to +-qmax first)."""
+    rows = max(1, n // QDQ_COLS)
+    x = base_normal(rows * QDQ_COLS).reshape(rows, QDQ_COLS)
+    centre, qmax = QDQ_TYPES[pair.qtype]
+    if pair.gran == "tensor":
+        amax = np.float32(QDQ_TENSOR_RANGE)
+    elif pair.gran == "axis":
+        amax = np.abs(x).max(axis=1 - pair.axis)
+    else:
+        amax = np.abs(qdq_x_view(pair, x)).max(axis=2)
+    scale = np.asarray(np.maximum(amax / np.float32(qmax), np.float32(1e-30)), np.float32)
+    zp = None
+    if centre is not None:
+        offsets = np.random.default_rng(SEED + 4).integers(-4, 5, scale.shape)
+        zp = np.asarray(centre + offsets).astype(TYPES[pair.qtype][2])
+    if pair.op == "QL":
+        return QdqCase(x, scale, zp, None, x.view(np.uint8).reshape(-1))
+    xv, sv, zv = qdq_x_view(pair, x), qdq_p_view(pair, scale), qdq_p_view(pair, zp)
+    dtype = TYPES[pair.qtype][2]
+    if pair.qtype in INT_RANGES:
+        r = np.rint(xv / sv) + (0 if zv is None else zv)
+        q = np.clip(r, *INT_RANGES[pair.qtype]).astype(dtype)
+    else:
+        q = np.clip(xv / sv, -qmax, qmax).astype(dtype)
+    q = q.reshape(x.shape)
+    return QdqCase(x, scale, zp, q, onnx_bytes(q, pair.qtype))
+
+
+def numpy_qdq_fn(pair, case):
+    """(call, result) of the operator written out in numpy, as users write it (allocating):
+    QL integers `np.clip(np.rint(x / s) + zp, lo, hi).astype(dtype)`; QL float8 / float4
+    `(x / s).astype(ml_dtypes type)`; DQ `(q.astype(np.float32) - zp) * s`. Per-axis and
+    blocked scales broadcast through reshaped views (blocked: x as [rows, cols / 32, 32],
+    the scales as [rows, cols / 32, 1]); no zero point: no `+ zp` / `- zp`."""
+    dtype = TYPES[pair.qtype][2]
+    sv, zv = qdq_p_view(pair, case.scale), qdq_p_view(pair, case.zp)
+    if pair.op == "QL":
+        xv = qdq_x_view(pair, case.x)
+        if pair.qtype in INT_RANGES:
+            lo, hi = INT_RANGES[pair.qtype]
+            if zv is None:
+                call = lambda: np.clip(np.rint(xv / sv), lo, hi).astype(dtype)  # noqa: E731
+            else:
+                call = lambda: np.clip(np.rint(xv / sv) + zv, lo, hi).astype(dtype)  # noqa: E731
+        else:
+            call = lambda: (xv / sv).astype(dtype)  # noqa: E731
+    else:
+        qv = qdq_x_view(pair, case.q)
+        if zv is None:
+            call = lambda: qv.astype(np.float32) * sv  # noqa: E731
+        else:
+            call = lambda: (qv.astype(np.float32) - zv) * sv  # noqa: E731
+    return call, lambda: comparable(call().reshape(-1), pair.dst)
+
+
+def qdq_makers(pair, case, pkg, capi):
+    """The C API first (the reference of the cross-check), then the package when it has
+    quantize_linear, ORT, numpy."""
+    makers = {}
+    if capi is not None:
+        makers["C API"] = lambda: capi.qdq_fn(pair, case)
+    elif pkg is not None:
+
+        def no_capi():
+            raise Unsupported("C API: pass --lib build/lib/libtensorcast_c.so")
+
+        makers["C API"] = no_capi
+    if pkg is not None and pkg.has_qdq():
+        makers["tensorcast"] = lambda: pkg.qdq_fn(pair, case)
+    makers["ORT"] = lambda: ort_qdq_fn(pair, case)
+    makers["numpy"] = lambda: numpy_qdq_fn(pair, case)
+    return makers
+
+
 def makers_of(pair, n, pkg, capi):
-    """(makers, native input, ONNX-layout source bytes, element count) of a pair at ~n."""
+    """(makers, native input, ONNX-layout source bytes, element count) of a pair at ~n.
+    QDQ rows: the QdqCase as the native input."""
+    if isinstance(pair, QdqPair):
+        case = qdq_case(pair, n)
+        return qdq_makers(pair, case, pkg, capi), case, case.src_bytes, case.x.size
     native, src_bytes = make_source(pair, n)
     if pair.is_split:
         return split_makers(pair, native, pkg, capi), native, src_bytes, native.size
@@ -857,6 +1248,8 @@ CHECK_KEY = {
     "tc alloc": "tc variants",
     "tc Arrow": "tc variants",
     "C API": "tc variants",
+    "tensorcast": "tc variants",  # QDQ rows: the package against the C API
+    "numpy": "numpy",  # QDQ rows: the operator written out in numpy / ml_dtypes
 }
 
 
@@ -887,6 +1280,9 @@ def run_row(pair, n, pkg, capi, args):
     makers, native, src_bytes, n = makers_of(pair, n, pkg, capi)
     row = Row(pair, n)
     main = ref = None
+    # The output the others are compared with: the package's; QDQ rows: the C API's (the
+    # package may lack quantize_linear), else the package's.
+    main_impls = ("C API", "tensorcast") if isinstance(pair, QdqPair) else ("tensorcast",)
     for impl, make in makers.items():
         try:
             call, result = make()
@@ -898,7 +1294,7 @@ def run_row(pair, n, pkg, capi, args):
             continue
         out = result()
         del call, result  # the implementation's buffers go before the next one's
-        if impl == "tensorcast":
+        if main is None and impl in main_impls:
             main = out
             continue
         if impl == "astype":
@@ -914,7 +1310,9 @@ def run_row(pair, n, pkg, capi, args):
         row.ns["tc alloc"] = row.ns["tensorcast"]  # tc.split allocates: one call, both columns
 
     # memcpy of (source + destination bytes) / 2
-    if pair.is_split:
+    if isinstance(pair, QdqPair):
+        row.memcpy_bytes = native.memcpy_bytes(pair)
+    elif pair.is_split:
         row.memcpy_bytes = native.nbytes  # reads x.nbytes, writes x.nbytes
     else:
         src_nbytes = text_bytes(native) if pair.src == TP.STRING else src_bytes.size
@@ -1063,6 +1461,8 @@ def package_vs_capi(rows):
 
 
 def render(rows, overheads, pkg, capi, args, elapsed):
+    qdq_rows = [r for r in rows if isinstance(r.pair, QdqPair)]
+    rows = [r for r in rows if not isinstance(r.pair, QdqPair)]
     lines = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines.append("## tensorcast vs ONNX Runtime, pyarrow, ml_dtypes and numpy (one thread)")
@@ -1071,6 +1471,20 @@ def render(rows, overheads, pkg, capi, args, elapsed):
     lines.append(f"- Date: {now}; run took {elapsed:.0f} s")
     lines.append(f"- Versions: {versions(pkg, capi)}")
     lines.append(f"- Command: `{' '.join([Path(sys.argv[0]).name] + sys.argv[1:])}`")
+    if rows:
+        lines += render_cast(rows, args)
+    else:
+        lines.append("")
+    if qdq_rows:
+        lines += render_qdq(qdq_rows, args)
+    if overheads:
+        lines += render_overhead(overheads)
+    return "\n".join(lines)
+
+
+def render_cast(rows, args):
+    """The Cast and Split table with its notes."""
+    lines = []
     lines.append(
         "- ns/element: median of "
         f"{args.samples} samples (each >= {args.min_sample * 1e3:.0f} ms)."
@@ -1197,9 +1611,130 @@ def render(rows, overheads, pkg, capi, args, elapsed):
             "(a text that does not parse raises either way)."
         )
         lines.append("")
-    if overheads:
-        lines += render_overhead(overheads)
-    return "\n".join(lines)
+    return lines
+
+
+# The QDQ table: implementations (C API first: the reference), their column titles.
+QDQ_IMPLS = {
+    "C API": "C API",
+    "tensorcast": "package",
+    "ORT": "ORT",
+    "numpy": "numpy",
+    "memcpy": "memcpy",
+}
+QDQ_MEMCPY_RATIOS = ["C API", "tensorcast", "ORT", "numpy"]
+QDQ_RATIOS = [
+    ("ORT/C API", "ORT", "C API"),
+    ("numpy/C API", "numpy", "C API"),
+    ("package/C API", "tensorcast", "C API"),
+]
+QDQ_CHECKED = {"ORT": "ORT", "numpy": "numpy", "tc variants": "package"}
+
+
+def render_qdq(rows, args):
+    """The QuantizeLinear / DequantizeLinear table with its notes."""
+    lines = ["### QuantizeLinear / DequantizeLinear (one thread)", ""]
+    lines.append(
+        "- x: the seeded N(0, 1) FLOAT values as a [n / 4096, 4096] tensor. QL: FLOAT -> "
+        "the type, DQ: the type -> FLOAT. Scales (FLOAT): per tensor 4 / qmax (qmax: 127 "
+        "INT8 and UINT8, 7 INT4, 448 FLOAT8E4M3FN, 6 FLOAT4E2M1; the few |x| > 4 "
+        "saturate); axis 0: one per row, axis 1: one per column, block 32: one per 32 "
+        "consecutive elements of a row (block_size 32 on the last axis), each max|x| of "
+        "its slice / qmax. Zero points (the scale's shape, seeded): INT8 U{-4..4}, UINT8 "
+        "128 + U{-4..4}; INT4, FLOAT8E4M3FN and FLOAT4E2M1 have none (y's type from the "
+        "node's output_dtype). DQ's input: numpy's QL of x (float types clipped to +-qmax)."
+    )
+    lines.append(
+        f"- ns/element: median of {args.samples} samples (each >= "
+        f"{args.min_sample * 1e3:.0f} ms). C API = tc_quantize_linear / "
+        "tc_dequantize_linear (opset 28) via ctypes into a preallocated buffer; package = "
+        "`tc.quantize_linear(x, s, zp, ..., out=preallocated, threads=1)` / "
+        "`tc.dequantize_linear(q, s, zp, ..., out=preallocated, threads=1)` (only when the "
+        "installed package has them); ORT = a one-node model at the newest opset its CPU "
+        "provider takes (QuantizeLinear-25 / DequantizeLinear-25; opsets 26-27 run the "
+        "same), x, scale and zero point as graph inputs, everything bound with IOBinding; "
+        "numpy = the operator written out, allocating: QL `np.clip(np.rint(x / s) + zp, "
+        "lo, hi).astype(dtype)` (no zero point: no `+ zp`), float8 / float4 `(x / "
+        "s).astype(ml_dtypes type)`, DQ `(q.astype(np.float32) - zp) * s`; per-axis and "
+        "blocked scales broadcast through reshaped views (blocked: x as [rows, 128, 32], "
+        "s as [rows, 128, 1])."
+    )
+    lines.append(
+        "- Layouts: INT4 / FLOAT4E2M1 are packed two per byte (ONNX's layout) for the C "
+        "API, the package's QL (packed=True) and ORT; numpy reads and writes ml_dtypes' "
+        "unpacked layout (one per byte), as does the package's DQ input. x memcpy = "
+        "t_memcpy / t, memcpy of (x + scale + zero point + y bytes) / 2."
+    )
+    lines.append(
+        "- Ratios t_peer / t_C API (> 1: tensorcast faster). Mismatches: elements whose "
+        "bits differ from the C API's output (package: one library, a difference is a bug)."
+    )
+    lines.append("")
+    impls = shown(rows, list(QDQ_IMPLS))
+    mem_ratios = [i for i in QDQ_MEMCPY_RATIOS if i in impls]
+    ratios = [r for r in QDQ_RATIOS if r[1] in impls and r[2] in impls]
+    checked = [k for k in QDQ_CHECKED if any(k in r.mismatch for r in rows)]
+    head = (
+        ["row", "elements"]
+        + [f"{QDQ_IMPLS[i]} ns/el" for i in impls]
+        + [f"{QDQ_IMPLS[i]} x memcpy" for i in mem_ratios]
+        + [title for title, _, _ in ratios]
+        + [f"mismatch vs {QDQ_CHECKED[k]}" for k in checked]
+    )
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    footnotes = {}
+
+    def cell_ns(row, impl):
+        v = row.ns.get(impl)
+        if v is None or (impl == "ORT" and isinstance(v, str) and "NOT_IMPLEMENTED" in v):
+            return "-"  # ORT without a kernel: "-", explained under the table
+        if isinstance(v, str):
+            footnotes.setdefault(v, len(footnotes) + 1)
+            return f"n/a [q{footnotes[v]}]"
+        return num(v / row.n)
+
+    def ratio(a, b):
+        return num(a / b, 3) if isinstance(a, float) and isinstance(b, float) else "-"
+
+    for row in rows:
+        ns = row.ns
+        cells = [row.pair.label, f"{row.n:,}"]
+        cells += [cell_ns(row, i) for i in impls]
+        cells += [ratio(ns.get("memcpy"), ns.get(i)) for i in mem_ratios]
+        cells += [ratio(ns.get(a), ns.get(b)) for _, a, b in ratios]
+        cells += [
+            fmt_mismatch(row.mismatch[k], row.n) if k in row.mismatch else "-" for k in checked
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for text, i in footnotes.items():
+        lines.append(f"[q{i}] {text}")
+    if footnotes:
+        lines.append("")
+    notes = [
+        f"- {text}"
+        for prefix, text in QDQ_NOTES
+        if any(r.pair.label.startswith(prefix) for r in rows)
+    ]
+    missing = [
+        r.pair.label
+        for r in rows
+        if isinstance(r.ns.get("ORT"), str) and "NOT_IMPLEMENTED" in r.ns["ORT"]
+    ]
+    if missing:
+        notes.append(
+            "- ORT `-`: its CPU provider has no kernel for the node (NOT_IMPLEMENTED; opsets "
+            f"tried newest first: {', '.join(map(str, ORT_OPSETS))}): "
+            + ", ".join(dict.fromkeys(missing))
+            + "."
+        )
+    if notes:
+        lines.append("Known differences and gaps (by definition, not errors):")
+        lines.append("")
+        lines += notes
+        lines.append("")
+    return lines
 
 
 def render_overhead(overheads):
@@ -1233,6 +1768,8 @@ def chart(rows, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    qdq_rows = [r for r in rows if isinstance(r.pair, QdqPair)]
+    rows = [r for r in rows if not isinstance(r.pair, QdqPair)]
     str_sizes = sorted({r.n for r in rows if r.pair.has_string})
     # A run of string pairs only (--pairs string) charts them by their own sizes.
     sizes = sorted({r.n for r in rows if not r.pair.has_string}) or str_sizes
@@ -1244,7 +1781,13 @@ def chart(rows, path, title):
             if (r.n == size and not r.pair.has_string)
             or (r.pair.has_string and i < len(str_sizes) and r.n == str_sizes[i])
         ]
-        groups.append((size, sel))
+        groups.append((f"{size:,} elements ({size // 1024}K), one thread", sel, shown(rows, IMPLS)))
+    for size in sorted({r.n for r in qdq_rows}):
+        sel = [r for r in qdq_rows if r.n == size]
+        panel = (
+            f"QuantizeLinear / DequantizeLinear, {size:,} elements ({size // 1024}K), one thread"
+        )
+        groups.append((panel, sel, shown(qdq_rows, list(QDQ_IMPLS))))
     colors = {
         "tensorcast": "#1f77b4",
         "tc alloc": "#aec7e8",
@@ -1254,11 +1797,11 @@ def chart(rows, path, title):
         "pyarrow": "#ff7f0e",
         "astype": "#2ca02c",
         "copyto": "#98df8a",
+        "numpy": "#2ca02c",
         "memcpy": "#7f7f7f",
     }
-    impls = shown(rows, IMPLS)
     fig, axes = plt.subplots(len(groups), 1, figsize=(22, 5.5 * len(groups)), squeeze=False)
-    for ax, (size, sel) in zip(axes[:, 0], groups):
+    for ax, (group_title, sel, impls) in zip(axes[:, 0], groups):
         width = 0.85 / len(impls)
         for k, impl in enumerate(impls):
             xs, ys = [], []
@@ -1287,7 +1830,7 @@ def chart(rows, path, title):
         labels = [r.pair.label + (f"\n({r.n // 1024}K)" if r.pair.has_string else "") for r in sel]
         ax.set_xticks(range(len(sel)))
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
-        ax.set_title(f"{size:,} elements ({size // 1024}K), one thread")
+        ax.set_title(group_title)
         ax.grid(axis="y", which="both", alpha=0.3)
         ax.legend(ncol=len(impls), fontsize=8)
     fig.suptitle(title, fontsize=10)
@@ -1342,7 +1885,9 @@ def main():
     ap.add_argument(
         "--pairs",
         default="",
-        help="comma-separated substrings of pair labels to run (default: all)",
+        help="comma-separated substrings of pair labels to run (default: all); 'qdq': "
+        "every QuantizeLinear / DequantizeLinear row ('ql', 'dq', 'ql i8', 'block 32': "
+        "substrings of their labels, e.g. 'QL i8 block 32')",
     )
     ap.add_argument(
         "--overhead-pairs",
@@ -1397,10 +1942,17 @@ def main():
     STRING_MAGNITUDES = args.string_magnitudes
     sizes, str_sizes = parse_sizes(args.sizes), parse_sizes(args.string_sizes)
     wanted = [w.strip().lower() for w in args.pairs.split(",") if w.strip()]
-    pairs = [p for p in PAIRS if not wanted or any(w in p.label.lower() for w in wanted)]
+    pairs = [
+        p
+        for p in PAIRS + QDQ_PAIRS
+        if not wanted or any(w in p.label.lower() or w == getattr(p, "group", None) for w in wanted)
+    ]
     overhead_labels = {w.strip().lower() for w in args.overhead_pairs.split(",") if w.strip()}
-    overhead_pairs = [
-        p for p in pairs if "all" in overhead_labels or p.label.lower() in overhead_labels
+    overhead_pairs = [  # Cast and Split only
+        p
+        for p in pairs
+        if not isinstance(p, QdqPair)
+        and ("all" in overhead_labels or p.label.lower() in overhead_labels)
     ]
     start = time.perf_counter()
     rows, overheads = [], []

@@ -5,15 +5,18 @@
 #include "tensorcast/quantize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "hwy/cache_control.h"  // hwy::FlushStream
 #include "lib/check.h"
 #include "lib/dispatch/quantize_kernels.h"
 #include "lib/dispatch/route_plan.h"
+#include "lib/dispatch/stream_copy.h"
 #include "lib/parallel.h"
 #include "lib/quantize_plan.h"
 #include "lib/quantize_runs.h"
@@ -503,6 +506,11 @@ bool KernelsTake(const QuantizePlan& p) {
 
 struct Tables {
   F32Table scale, zero_point;
+  // Large outputs: each chunk's y is built in L1 and written with non-temporal stores, so
+  // that out of cache the stores do not read y's lines first.
+  bool stream = false;
+  // DequantizeLinear of an integer type with finite scales: no NaN can arise.
+  bool nan_free = false;
   // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
   // once the quotient is rounded (QuantizeChunk).
   std::vector<float> rounded, ones;
@@ -513,6 +521,23 @@ struct Tables {
 void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
   CastChunk(v, T::kFloat, scratch, p, n, true);
   CastChunk(scratch, p, v, T::kFloat, n, true);
+}
+
+// Elements [e0, e0 + n) of y from their float32 values `v`: a Cast into y, or, streamed, a
+// Cast into `buffer` (kChunk floats, free by now) and a non-temporal copy.
+void StoreChunk(const QuantizePlan& p, const Tables& t, const float* v, size_t e0, size_t n,
+                bool saturate, float* buffer) {
+  void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+  if (!t.stream) {
+    CastChunk(v, T::kFloat, y, p.y_type, n, saturate);
+    return;
+  }
+  const void* bytes = v;
+  if (p.y_type != T::kFloat) {
+    CastChunk(v, T::kFloat, buffer, p.y_type, n, saturate);
+    bytes = buffer;
+  }
+  dispatch::StreamCopy(bytes, y, StorageBytes(p.y_type, n));
 }
 
 void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
@@ -552,25 +577,44 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     x = xa;
     chunk.s = t.ones.data();
   }
+  if (int_out && yf.bits >= 8) {
+    // 8- and 16-bit integers: written by the kernel (into y, or streamed from L1).
+    void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+    void* dst = t.stream ? static_cast<void*>(out) : y;
+    dispatch::QuantizeToInteger(chunk, x, n, yf.bits, yf.kind == TypeKind::kSignedInt, lo, hi, dst);
+    if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
+    return;
+  }
   if (int_out) {
     dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
   } else {
     dispatch::QuantizeQuotientF32(chunk, x, n, out);
   }
-  CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);
+  StoreChunk(p, t, out, e0, n, p.saturate, xa);  // x is consumed
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
-  // FLOAT outputs: x is converted into y and multiplied there (in L1), no buffer between.
-  const bool direct = p.y_type == T::kFloat;
-  float* dst = direct ? static_cast<float*>(p.y) + e0 : out;
-  float* src = direct ? dst : xa;
+  const TypeFacts& xf = Facts(p.x_type);
+  if (p.y_type == T::kFloat && IsInteger(p.x_type) && xf.bits >= 8) {
+    // 8- and 16-bit integers to FLOAT: one kernel reads x and writes y (or L1, streamed).
+    QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+    chunk.nan_free = t.nan_free;
+    float* y = static_cast<float*>(p.y) + e0;
+    dispatch::DequantizeInteger(chunk, At(p.x, p.x_type, e0), n, xf.bits,
+                                xf.kind == TypeKind::kSignedInt, t.stream ? out : y);
+    if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
+    return;
+  }
+  // FLOAT outputs not streamed: x is converted into y and multiplied there (in L1).
+  const bool in_y = p.y_type == T::kFloat && !t.stream;
+  float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;
+  float* src = in_y ? dst : xa;
   CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
-  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
-  dispatch::DequantizeF32(chunk, src, n, !direct, dst);
-  if (!direct)
-    CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  chunk.nan_free = t.nan_free;
+  dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
+  if (!in_y) StoreChunk(p, t, out, e0, n, true, xa);  // x is consumed
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
@@ -588,8 +632,15 @@ Status Run(const QuantizePlan& p) {
   if (p.count == 0) return Status::Ok();
   const bool kernels = KernelsTake(p);
   Tables tables;
+  tables.stream = kernels && StorageBytes(p.y_type, p.count) >=
+                                 tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
+    if (!p.quantize && IsInteger(p.x_type)) {
+      const size_t n = CountOf(p);
+      tables.nan_free = std::all_of(tables.scale.values, tables.scale.values + n,
+                                    [](float v) { return std::isfinite(v); });
+    }
     if (p.quantize && p.precision != T::kFloat) {
       const size_t n = CountOf(p);
       tables.rounded.assign(tables.scale.values, tables.scale.values + n);
@@ -621,6 +672,7 @@ Status Run(const QuantizePlan& p) {
         DequantizeChunk(p, tables, e, n, xa, out);
       }
     }
+    if (tables.stream) hwy::FlushStream();  // this thread's non-temporal stores, before it ends
   };
   const size_t task = TaskElements(p);
   if (task == 0) {
