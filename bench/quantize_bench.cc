@@ -2,7 +2,8 @@
 //   FLOAT -> INT8, FLOAT8E4M3FN, INT4, FLOAT4E2M1 (QuantizeLinear) and back to FLOAT
 //   (DequantizeLinear), with a FLOAT scale
 //     per tensor;
-//     blocked, block 32 along the last axis (x as [rows, 4096] out of cache, [64, 64] in);
+//     blocked, block 32 along the last axis (x as [rows, 4096] out of cache, [64, 64] and
+//     [1, 4096] in);
 //     blocked, block 32 along axis 0 (QuantizeLinear);
 //   at 16 KiB of FLOAT (L1-resident: `in`) and out of cache (`ooc`: x + y of at least
 //   1 GiB and four times the last-level cache, bench_util.h OutOfCacheTrafficBytes).
@@ -44,7 +45,9 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
   const size_t count = rows * cols;
   const DataType x_type = quantize ? DataType::kFloat : q_type;
   const DataType y_type = quantize ? q_type : DataType::kFloat;
-  ReusedBuffer in(0, tensorcast::StorageBytes(x_type, count), 0, 0);
+  // x, then room for the traffic limit to read the scales' bytes after it.
+  const size_t x_bytes = tensorcast::StorageBytes(x_type, count);
+  ReusedBuffer in(0, x_bytes + x_bytes / 8 + 64, 0, 0);
   ReusedBuffer out(1, tensorcast::StorageBytes(y_type, count), 0, 0);
   std::mt19937 rng(7);
   if (quantize) {
@@ -56,7 +59,7 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
       std::memcpy(in.data() + at * 4, tile.data(), n * 4);
     }
   } else {
-    for (size_t i = 0; i < in.size(); ++i) in.data()[i] = static_cast<uint8_t>(rng() & 0x77);
+    for (size_t i = 0; i < x_bytes; ++i) in.data()[i] = static_cast<uint8_t>(rng() & 0x77);
   }
   const int64_t shape[2] = {static_cast<int64_t>(rows), static_cast<int64_t>(cols)};
   int64_t s_shape[2] = {static_cast<int64_t>(rows), static_cast<int64_t>(cols)};
@@ -90,7 +93,7 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
   };
   for (auto _ : state) run_once();
   const size_t scale_bytes = s_count * 4;
-  const size_t bytes = in.size() + out.size() + scale_bytes;
+  const size_t bytes = x_bytes + out.size() + scale_bytes;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   const size_t copy_bytes = (bytes + 1) / 2;
   ReusedBuffer copy_src(2, copy_bytes, 1), copy_dst(3, copy_bytes, 2);
@@ -100,10 +103,12 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
     benchmark::ClobberMemory();
   };
   const size_t batch = tensorcast_bench::BatchCalls(bytes);
-  state.counters["x_memcpy"] = tensorcast_bench::InterleavedSpeedup(run_once, memcpy_once, batch, g_reps);
-  if (in.size() >= (size_t{1} << 20) && count % 512 == 0) {
-    // The scales are read too: 32 bits per scale, spread over the elements they cover.
-    const size_t scale_bits = (scale_bytes * 8 + count - 1) / count;
+  state.counters["x_memcpy"] =
+      tensorcast_bench::InterleavedSpeedup(run_once, memcpy_once, batch, g_reps);
+  if (x_bytes >= (size_t{1} << 20) && count % 512 == 0) {
+    // The scales are read too: 32 bits per scale, spread over the elements they cover
+    // (1 bit per element for a FLOAT scale per 32; 0 per tensor).
+    const size_t scale_bits = scale_bytes * 8 / count;
     const size_t x_bits = static_cast<size_t>(tensorcast::BitWidth(x_type));
     const size_t y_bits = static_cast<size_t>(tensorcast::BitWidth(y_type));
     const auto limit_once = [&](tensorcast_bench::TrafficLimitVariant v) {
@@ -120,7 +125,8 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
       benchmark::DoNotOptimize(out.data());
       benchmark::ClobberMemory();
     };
-    state.counters["x_cast"] = tensorcast_bench::InterleavedSpeedup(run_once, cast_once, batch, g_reps);
+    state.counters["x_cast"] =
+        tensorcast_bench::InterleavedSpeedup(run_once, cast_once, batch, g_reps);
   }
   state.counters["ns_per_elem"] = benchmark::Counter(
       static_cast<double>(count) * static_cast<double>(state.iterations()),
@@ -131,20 +137,27 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
 void RegisterAll() {
   const size_t traffic = tensorcast_bench::OutOfCacheTrafficBytes(
       tensorcast::cache_info::SystemCacheSizes().llc_bytes);
-  for (DataType q : {DataType::kInt8, DataType::kFloat8E4M3FN, DataType::kInt4,
-                     DataType::kFloat4E2M1}) {
+  for (DataType q :
+       {DataType::kInt8, DataType::kFloat8E4M3FN, DataType::kInt4, DataType::kFloat4E2M1}) {
     const size_t bits = static_cast<size_t>(32 + tensorcast::BitWidth(q));
     const size_t ooc_rows = traffic * 8 / bits / 4096 / 32 * 32;
     for (bool quantize : {true, false}) {
       for (Layout l : {Layout::kPerTensor, Layout::kBlockLast, Layout::kBlockAxis0}) {
         if (!quantize && l == Layout::kBlockAxis0) continue;
-        const std::string base = std::string(quantize ? "QuantizeLinear/FLOAT->" : "DequantizeLinear/") +
-                                 tensorcast::DataTypeName(q) + (quantize ? "" : "->FLOAT") + "/" +
-                                 LayoutName(l);
+        const std::string base =
+            std::string(quantize ? "QuantizeLinear/FLOAT->" : "DequantizeLinear/") +
+            tensorcast::DataTypeName(q) + (quantize ? "" : "->FLOAT") + "/" + LayoutName(l);
         benchmark::RegisterBenchmark((base + "/in").c_str(), BM_Qdq, quantize, q, l, 64, 64)
             ->MinTime(0.1)
             ->UseRealTime();
-        benchmark::RegisterBenchmark((base + "/ooc").c_str(), BM_Qdq, quantize, q, l, ooc_rows, 4096)
+        if (l == Layout::kBlockLast) {  // the same bytes as one row: the per-row cost apart
+          benchmark::RegisterBenchmark((base + "/in_1x4096").c_str(), BM_Qdq, quantize, q, l, 1,
+                                       4096)
+              ->MinTime(0.1)
+              ->UseRealTime();
+        }
+        benchmark::RegisterBenchmark((base + "/ooc").c_str(), BM_Qdq, quantize, q, l, ooc_rows,
+                                     4096)
             ->MinTime(0.5)
             ->UseRealTime();
       }

@@ -5,15 +5,18 @@
 #include "tensorcast/quantize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "hwy/cache_control.h"  // hwy::FlushStream
 #include "lib/check.h"
 #include "lib/dispatch/quantize_kernels.h"
 #include "lib/dispatch/route_plan.h"
+#include "lib/dispatch/stream_copy.h"
 #include "lib/parallel.h"
 #include "lib/quantize_plan.h"
 #include "lib/quantize_runs.h"
@@ -497,21 +500,59 @@ size_t CountOf(const QuantizePlan& p) {
 
 // The kernels take FLOAT precision and inputs that are exact in float32 (or FLOAT x).
 bool KernelsTake(const QuantizePlan& p) {
-  if (p.quantize) return p.precision == T::kFloat;
+  if (p.quantize) return p.precision != T::kDouble;
   return p.x_type != T::kInt32;
 }
 
 struct Tables {
   F32Table scale, zero_point;
+  // Large outputs: each chunk's y is built in L1 and written with non-temporal stores, so
+  // that out of cache the stores do not read y's lines first.
+  bool stream = false;
+  // DequantizeLinear of an integer type with finite scales: no NaN can arise.
+  bool nan_free = false;
+  // FLOAT16 / BFLOAT16 precision: the scales are rounded to it, and ones stand in for them
+  // once the quotient is rounded (QuantizeChunk).
+  std::vector<float> rounded, ones;
 };
+
+// Rounds n float32 values in place to the float type p and back (exact in float32),
+// through `scratch` (n 16-bit codes).
+void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
+  CastChunk(v, T::kFloat, scratch, p, n, true);
+  CastChunk(scratch, p, v, T::kFloat, n, true);
+}
+
+// Elements [e0, e0 + n) of y from their float32 values `v`: a Cast into y, or, streamed, a
+// Cast into `buffer` (kChunk floats, free by now) and a non-temporal copy.
+void StoreChunk(const QuantizePlan& p, const Tables& t, const float* v, size_t e0, size_t n,
+                bool saturate, float* buffer) {
+  void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+  if (!t.stream) {
+    CastChunk(v, T::kFloat, y, p.y_type, n, saturate);
+    return;
+  }
+  const void* bytes = v;
+  if (p.y_type != T::kFloat) {
+    CastChunk(v, T::kFloat, buffer, p.y_type, n, saturate);
+    bytes = buffer;
+  }
+  dispatch::StreamCopy(bytes, y, StorageBytes(p.y_type, n));
+}
 
 void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                    float* out) {
+  const bool wide = p.precision == T::kFloat;
+  alignas(64) uint16_t scratch[kChunk];  // FLOAT16 / BFLOAT16 codes
   const float* x;
-  if (p.x_type == T::kFloat) {
+  if (p.x_type == T::kFloat && wide) {
     x = static_cast<const float*>(p.x) + e0;
-  } else {
+  } else if (p.x_type == p.precision || wide) {
     CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+    x = xa;
+  } else {  // x rounded to the precision first, as astype
+    CastChunk(At(p.x, p.x_type, e0), p.x_type, scratch, p.precision, n, true);
+    CastChunk(scratch, p.precision, xa, T::kFloat, n, true);
     x = xa;
   }
   const TypeFacts& yf = Facts(p.y_type);
@@ -523,26 +564,57 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     hi = is_signed ? static_cast<float>((1 << (yf.bits - 1)) - 1)
                    : static_cast<float>((1 << yf.bits) - 1);
   }
-  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  if (!wide) {
+    // FLOAT16 / BFLOAT16 precision: the float32 quotient of two such values rounded to the
+    // precision is the correctly rounded quotient there (float32 has more than 2p + 2 bits,
+    // so the double rounding is innocuous); then the zero point and the output rounding
+    // divide by a table of ones.
+    const QdqChunk divide{&p, t.scale.values, nullptr, e0};
+    dispatch::QuantizeQuotientF32(divide, x, n, out);
+    RoundToPrecision(out, n, p.precision, scratch);
+    std::memcpy(xa, out, n * sizeof(float));
+    x = xa;
+    chunk.s = t.ones.data();
+  }
+  if (int_out && yf.bits >= 8) {
+    // 8- and 16-bit integers: written by the kernel (into y, or streamed from L1).
+    void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+    void* dst = t.stream ? static_cast<void*>(out) : y;
+    dispatch::QuantizeToInteger(chunk, x, n, yf.bits, yf.kind == TypeKind::kSignedInt, lo, hi, dst);
+    if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
+    return;
+  }
   if (int_out) {
     dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
   } else {
     dispatch::QuantizeQuotientF32(chunk, x, n, out);
   }
-  CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, p.saturate);
+  StoreChunk(p, t, out, e0, n, p.saturate, xa);  // x is consumed
 }
 
 void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, float* xa,
                      float* out) {
-  // FLOAT outputs: x is converted into y and multiplied there (in L1), no buffer between.
-  const bool direct = p.y_type == T::kFloat;
-  float* dst = direct ? static_cast<float*>(p.y) + e0 : out;
-  float* src = direct ? dst : xa;
+  const TypeFacts& xf = Facts(p.x_type);
+  if (p.y_type == T::kFloat && IsInteger(p.x_type) && xf.bits >= 8) {
+    // 8- and 16-bit integers to FLOAT: one kernel reads x and writes y (or L1, streamed).
+    QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+    chunk.nan_free = t.nan_free;
+    float* y = static_cast<float*>(p.y) + e0;
+    dispatch::DequantizeInteger(chunk, At(p.x, p.x_type, e0), n, xf.bits,
+                                xf.kind == TypeKind::kSignedInt, t.stream ? out : y);
+    if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
+    return;
+  }
+  // FLOAT outputs not streamed: x is converted into y and multiplied there (in L1).
+  const bool in_y = p.y_type == T::kFloat && !t.stream;
+  float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;
+  float* src = in_y ? dst : xa;
   CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
-  const QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
-  dispatch::DequantizeF32(chunk, src, n, !direct, dst);
-  if (!direct)
-    CastChunk(out, T::kFloat, const_cast<void*>(At(p.y, p.y_type, e0)), p.y_type, n, true);
+  QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+  chunk.nan_free = t.nan_free;
+  dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
+  if (!in_y) StoreChunk(p, t, out, e0, n, true, xa);  // x is consumed
 }
 
 // Elements per task of a parallel call (a multiple of kChunk), or 0: the calling thread.
@@ -560,8 +632,23 @@ Status Run(const QuantizePlan& p) {
   if (p.count == 0) return Status::Ok();
   const bool kernels = KernelsTake(p);
   Tables tables;
+  tables.stream = kernels && StorageBytes(p.y_type, p.count) >=
+                                 tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   if (kernels) {
     tables.scale.Load(p.scale, p.scale_type, CountOf(p));
+    if (!p.quantize && IsInteger(p.x_type)) {
+      const size_t n = CountOf(p);
+      tables.nan_free = std::all_of(tables.scale.values, tables.scale.values + n,
+                                    [](float v) { return std::isfinite(v); });
+    }
+    if (p.quantize && p.precision != T::kFloat) {
+      const size_t n = CountOf(p);
+      tables.rounded.assign(tables.scale.values, tables.scale.values + n);
+      std::vector<uint16_t> scratch(n);
+      RoundToPrecision(tables.rounded.data(), n, p.precision, scratch.data());
+      tables.scale.values = tables.rounded.data();
+      tables.ones.assign(n, 1.0f);
+    }
     if (p.zero_point != nullptr)
       tables.zero_point.Load(p.zero_point, p.zero_point_type, CountOf(p));
   }
@@ -585,6 +672,7 @@ Status Run(const QuantizePlan& p) {
         DequantizeChunk(p, tables, e, n, xa, out);
       }
     }
+    if (tables.stream) hwy::FlushStream();  // this thread's non-temporal stores, before it ends
   };
   const size_t task = TaskElements(p);
   if (task == 0) {

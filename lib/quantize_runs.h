@@ -29,6 +29,9 @@ struct QdqChunk {
   const float* s = nullptr;
   const float* z = nullptr;
   size_t e0 = 0;
+  // DequantizeLinear: no product can be NaN (integer x, every scale finite), so the
+  // kernel skips the NaN fix-up.
+  bool nan_free = false;
 };
 
 // Calls f(j, len, run) for the runs of elements [e0, e0 + n) that share one way of finding
@@ -49,33 +52,41 @@ inline void ForEachRun(const QdqChunk& c, size_t n, const F& f) {
     return;
   }
   const bool per_axis = p.granularity == Granularity::kPerAxis;
+  const size_t block = per_axis ? 1 : p.block;
   size_t i = e0 % p.inner;
   const size_t row = e0 / p.inner;
   size_t a = row % p.dim, o = row / p.dim;
+  // a = b * block + r: the block of a and a's place in it, advanced without dividing.
+  size_t b = a / block, r = a % block;
   size_t j = 0;
   while (j < n) {
     size_t len;
     if (p.inner > 1) {
       len = std::min(p.inner - i, n - j);
-      const size_t first = per_axis ? a : (o * p.blocks + a / p.block) * p.inner + i;
+      const size_t first = per_axis ? a : (o * p.blocks + b) * p.inner + i;
       run.mode = per_axis ? QdqRun::kUniform : QdqRun::kPerElement;
       run.s = s + first;
       run.z = z == nullptr ? nullptr : z + first;
       i += len;
       if (i == p.inner) {
         i = 0;
-        if (++a == p.dim) a = 0, ++o;
+        if (++r == block) r = 0, ++b;
+        if (++a == p.dim) a = 0, b = 0, r = 0, ++o;
       }
     } else {
       len = std::min(p.dim - a, n - j);
-      const size_t first = per_axis ? a : o * p.blocks + a / p.block;
+      const size_t first = per_axis ? a : o * p.blocks + b;
       run.mode = per_axis ? QdqRun::kPerElement : QdqRun::kBlocked;
       run.s = s + first;
       run.z = z == nullptr ? nullptr : z + first;
-      run.block = p.block;
-      run.phase = per_axis ? 0 : a % p.block;
+      run.block = block;
+      run.phase = r;
       a += len;
-      if (a == p.dim) a = 0, ++o;
+      if (a == p.dim) {
+        a = 0, b = 0, r = 0, ++o;
+      } else {  // the chunk ends inside the row: no further run uses them
+        b = a / block, r = a % block;
+      }
     }
     f(j, len, run);
     j += len;

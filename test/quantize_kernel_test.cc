@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -17,6 +18,7 @@
 #include "lib/quantize_plan.h"
 #include "lib/reference/quantize_reference.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/tuning.h"
 #include "lib/type_facts.h"
 #include "tensorcast/quantize.h"
 #include "tensorcast/runner.h"
@@ -152,46 +154,86 @@ std::vector<float> kScales() {
           65504.0f};
 }
 
+// How many of a list's scales each output type is checked with: every code of the source
+// with each, the scales rotating over the output types so that the list is covered. Under
+// qemu (the aarch64 runs name their targets) fewer, since the reference is emulated too.
+size_t ScalesPerOutput(size_t native) {
+  const char* targets = std::getenv("TENSORCAST_TEST_TARGETS");
+  return targets != nullptr && *targets != '\0' ? 2 : native;
+}
+
 TEST(QuantizeKernel, EveryHalfCodeEveryOutput) {
   test::TargetLoop loop;
   std::mt19937 rng(1);
+  const std::vector<float> scales = kScales();
   for (T xt : {T::kFloat16, T::kBfloat16}) {
     std::vector<uint64_t> codes(65536);
     for (uint64_t c = 0; c < 65536; ++c) codes[c] = c;
     const Tensor x(xt, {65536}, codes);
-    for (float sv : kScales()) {
-      const Tensor s(T::kFloat, {}, {F32Code(sv)});
-      for (T yt : kQuantized) {
+    size_t rotate = xt == T::kFloat16 ? 0 : 7;
+    for (T yt : kQuantized) {
+      const size_t per = ScalesPerOutput(5);
+      for (size_t k = 0; k < per; ++k, ++rotate) {
+        const Tensor s(T::kFloat, {}, {F32Code(scales[rotate % scales.size()])});
         QuantizeAttributes a;
         a.output_dtype = yt;
         Check(loop, true, x, s, nullptr, yt, a);
+        if (k > 0) continue;
         if (IsInt(yt)) {
           const Tensor z = ZeroPoint(yt, {}, rng);
-          QuantizeAttributes az;
-          Check(loop, true, x, s, &z, yt, az);
-        } else {
-          // Float zero points are +-0: adding one decides the sign of a zero quotient.
-          const uint64_t minus_zero = uint64_t{1} << (Facts(yt).bits - 1);
-          for (uint64_t zc : {uint64_t{0}, minus_zero}) {
-            if (zc != 0 && Facts(yt).nan_style == NanStyle::kFnuz) continue;
-            const Tensor z(yt, {}, {zc});
-            Check(loop, true, x, s, &z, yt, QuantizeAttributes());
-          }
-          if (Facts(yt).has_nan || Facts(yt).has_inf) {
-            a.saturate = false;
-            Check(loop, true, x, s, nullptr, yt, a);
-          }
+          Check(loop, true, x, s, &z, yt, QuantizeAttributes());
+          continue;
+        }
+        // Float zero points are +-0: adding one decides the sign of a zero quotient.
+        const uint64_t minus_zero = uint64_t{1} << (Facts(yt).bits - 1);
+        for (uint64_t zc : {uint64_t{0}, minus_zero}) {
+          if (zc != 0 && Facts(yt).nan_style == NanStyle::kFnuz) continue;
+          const Tensor z(yt, {}, {zc});
+          Check(loop, true, x, s, &z, yt, QuantizeAttributes());
+        }
+        if (Facts(yt).has_nan || Facts(yt).has_inf) {
+          a.saturate = false;
+          Check(loop, true, x, s, nullptr, yt, a);
         }
       }
     }
-    // E8M0 scales (opset 24+): every exponent class.
-    for (uint64_t e : {0u, 1u, 100u, 127u, 130u, 200u, 254u, 255u}) {
-      const Tensor s(T::kFloat8E8M0, {}, {e});
-      for (T yt : {T::kInt8, T::kUint4, T::kFloat8E4M3FN, T::kFloat4E2M1, T::kFloat6E3M2}) {
+    // Division in the precision of FLOAT16 / BFLOAT16 scales (x's own type here), at the
+    // opsets where the scale has x's type (19, 21) and at 28; and FLOAT precision by
+    // attribute.
+    const uint64_t half_scales[] = {0x3C00, 0x3555, 0x0001, 0x7BFF, 0xC100,
+                                    0x0000, 0x7E00, 0x3F80, 0x3EAB};
+    const T half_outputs[] = {T::kInt8,       T::kUint16,         T::kInt4,       T::kFloat8E4M3FN,
+                              T::kFloat8E5M2, T::kFloat8E5M2FNUZ, T::kFloat4E2M1, T::kFloat6E2M3};
+    const size_t per = ScalesPerOutput(3);
+    for (size_t o = 0; o < sizeof(half_outputs) / sizeof(half_outputs[0]); ++o) {
+      const T yt = half_outputs[o];
+      for (size_t k = 0; k < per; ++k) {
+        const Tensor s(xt, {}, {half_scales[(o * per + k) % 9]});
+        const int opset = k % 2 == 0 || yt == T::kFloat4E2M1 || yt == T::kFloat6E2M3 ? 28 : 21;
         QuantizeAttributes a;
+        a.opset = opset;
         a.output_dtype = yt;
         Check(loop, true, x, s, nullptr, yt, a);
+        if (k > 0) continue;
+        a.opset = 28;
+        a.precision = T::kFloat;
+        Check(loop, true, x, s, nullptr, yt, a);
+        if (IsInt(yt)) {
+          const Tensor z = ZeroPoint(yt, {}, rng);
+          Check(loop, true, x, s, &z, yt, QuantizeAttributes());
+        }
       }
+    }
+    // E8M0 scales (opset 24+): every exponent class, rotating over five outputs.
+    const T e8m0_outputs[] = {T::kInt8, T::kUint4, T::kFloat8E4M3FN, T::kFloat4E2M1,
+                              T::kFloat6E3M2};
+    size_t o = 0;
+    for (uint64_t e : {0u, 1u, 100u, 127u, 130u, 200u, 254u, 255u}) {
+      const Tensor s(T::kFloat8E8M0, {}, {e});
+      const T yt = e8m0_outputs[o++ % 5];
+      QuantizeAttributes a;
+      a.output_dtype = yt;
+      Check(loop, true, x, s, nullptr, yt, a);
     }
   }
 }
@@ -228,9 +270,22 @@ TEST(QuantizeKernel, Float32AndInt32Inputs) {
   }
   for (int i = 0; i < 5000; ++i) i32.push_back(rng());
   const Tensor xi(T::kInt32, {static_cast<int64_t>(i32.size())}, i32);
-  for (float sv : kScales()) {
-    const Tensor s(T::kFloat, {}, {F32Code(sv)});
-    for (T yt : kQuantized) {
+  for (uint64_t sc : {uint64_t{0x3C00}, uint64_t{0x2E66}, uint64_t{0x0001}, uint64_t{0xFBFF}}) {
+    const Tensor s(T::kFloat16, {}, {sc});  // FLOAT16 precision (23+), or BFLOAT16 by attribute
+    for (T yt : {T::kInt8, T::kUint8, T::kInt16, T::kFloat8E4M3FN, T::kFloat4E2M1}) {
+      QuantizeAttributes a;
+      a.output_dtype = yt;
+      Check(loop, true, x, s, nullptr, yt, a);
+      Check(loop, true, xi, s, nullptr, yt, a);
+      a.precision = T::kBfloat16;
+      Check(loop, true, x, s, nullptr, yt, a);
+    }
+  }
+  const std::vector<float> scales = kScales();
+  size_t rotate = 0;
+  for (T yt : kQuantized) {
+    for (size_t k = 0; k < ScalesPerOutput(6); ++k, ++rotate) {
+      const Tensor s(T::kFloat, {}, {F32Code(scales[rotate % scales.size()])});
       QuantizeAttributes a;
       a.output_dtype = yt;
       Check(loop, true, x, s, nullptr, yt, a);
@@ -327,13 +382,17 @@ TEST(DequantizeKernel, EveryCodeEveryOutput) {
   for (uint64_t c : {0u, 1u, 127u, 140u, 254u, 255u}) {
     scales.emplace_back(T::kFloat8E8M0, std::vector<int64_t>{}, std::vector<uint64_t>{c});
   }
+  size_t rotate = 0;
   for (T xt : kQuantized) {
     const int bits = Facts(xt).bits;
     const size_t n = size_t{1} << bits;
     std::vector<uint64_t> codes(n);
     for (size_t c = 0; c < n; ++c) codes[c] = c;
     const Tensor x(xt, {static_cast<int64_t>(n)}, codes);
-    for (const Tensor& s : scales) {
+    // Every scale for the narrow types; the 16-bit ones rotate through the list.
+    const size_t per = bits <= 8 ? scales.size() : ScalesPerOutput(8);
+    for (size_t k = 0; k < per; ++k, ++rotate) {
+      const Tensor& s = scales[bits <= 8 ? k : rotate % scales.size()];
       for (T out : {T::kFloat, T::kFloat16, T::kBfloat16}) {
         QuantizeAttributes a;
         a.output_dtype = out;
@@ -354,6 +413,38 @@ TEST(DequantizeKernel, EveryCodeEveryOutput) {
       }
     }
   }
+}
+
+// Outputs above the streaming threshold are built in L1 and copied with non-temporal
+// stores: the same bytes, padding included (the threshold lowered so that small calls take
+// that path).
+TEST(QuantizeKernel, StreamedOutputs) {
+  test::TargetLoop loop;
+  const size_t previous = tuning::SetStreamBytesForTest(64);
+  std::mt19937 rng(6);
+  const std::vector<int64_t> shape = {3, 4103};
+  const size_t n = Count(shape);
+  std::vector<uint64_t> xc(n), qc(n);
+  for (size_t i = 0; i < n; ++i) {
+    xc[i] = F32Code(std::uniform_real_distribution<float>(-50, 50)(rng));
+    qc[i] = rng() & 0xFF;
+  }
+  const Tensor x(T::kFloat, shape, xc);
+  std::vector<uint64_t> sc(3 * 129);
+  for (auto& c : sc) c = F32Code(std::uniform_real_distribution<float>(0.05f, 3.0f)(rng));
+  const Tensor s(T::kFloat, {3, 129}, sc);
+  for (T yt : {T::kInt8, T::kUint4, T::kFloat8E4M3FN, T::kFloat6E3M2, T::kInt16}) {
+    QuantizeAttributes a;
+    a.block_size = 32;
+    a.output_dtype = yt;
+    Check(loop, true, x, s, nullptr, yt, a);
+    QuantizeAttributes d;
+    d.block_size = 32;
+    Check(loop, false, Tensor(yt, shape, qc), s, nullptr, T::kFloat, d);
+    d.output_dtype = T::kBfloat16;
+    Check(loop, false, Tensor(yt, shape, qc), s, nullptr, T::kBfloat16, d);
+  }
+  tuning::SetStreamBytesForTest(previous);
 }
 
 // Large calls through a runner give the bytes of one thread.

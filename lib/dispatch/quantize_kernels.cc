@@ -13,12 +13,19 @@ namespace tensorcast {
 namespace dispatch {
 
 HWY_EXPORT(QuantizeToIntF32);
+HWY_EXPORT(QuantizeToInteger);
 HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(DequantizeF32);
+HWY_EXPORT(DequantizeInteger);
 
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
   HWY_DYNAMIC_DISPATCH(QuantizeToIntF32)(chunk, x, n, lo, hi, out);
+}
+
+void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits, bool is_signed,
+                       float lo, float hi, void* out) {
+  HWY_DYNAMIC_DISPATCH(QuantizeToInteger)(chunk, x, n, bits, is_signed, lo, hi, out);
 }
 
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
@@ -27,6 +34,11 @@ void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float*
 
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out) {
   HWY_DYNAMIC_DISPATCH(DequantizeF32)(chunk, x, n, round_to_odd, out);
+}
+
+void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,
+                       float* out) {
+  HWY_DYNAMIC_DISPATCH(DequantizeInteger)(chunk, x, n, bits, is_signed, out);
 }
 
 }  // namespace dispatch

@@ -14,11 +14,17 @@ namespace dispatch {
 // out[j] = round_half_even(x[j] / s) saturated to [lo - z, hi - z], plus z; NaN -> z.
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out);
+// QuantizeToIntF32 stored as the 8- or 16-bit integer type of `bits` and `is_signed` at out.
+void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits, bool is_signed,
+                       float lo, float hi, void* out);
 // out[j] = x[j] / s, plus z when the call has a zero point (a float zero point is +-0:
 // adding it decides the sign of a zero quotient); NaNs as FixNaN in the kernel.
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out);
 // out[j] = (x[j] - z) * s, rounded to nearest even, or to odd when round_to_odd (for a
 // later Cast to a narrower float). x and out may be the same array.
+// DequantizeF32 of an 8- or 16-bit integer x (`bits`, `is_signed`) read as it is stored.
+void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,
+                       float* out);
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out);
 
 }  // namespace dispatch

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "lib/quantize_runs.h"
@@ -69,53 +70,80 @@ struct Quotient {
 
 // DequantizeLinear to FLOAT: (x - z) * s, rounded once (x - z is exact: the inputs that
 // come here have at most 17 significant bits, and float inputs have a +-0 z).
+template <bool kMayBeNaN>
 struct Product {
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x, V s, V z) const {
     const V a = hn::Sub(x, z);
-    return FixNaN(d, a, s, hn::Mul(a, s));
+    return kMayBeNaN ? FixNaN(d, a, s, hn::Mul(a, s)) : hn::Mul(a, s);
   }
 };
 
+// Stores the float32 lanes v at p as OutT: float as they are; an integer type (the lanes
+// hold exact integers in its range) converted and narrowed.
+template <class D, class V, typename OutT>
+HWY_INLINE void StoreAs(D d, V v, OutT* p) {
+  if constexpr (std::is_same<OutT, float>::value) {
+    hn::StoreU(v, d, p);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<OutT, D> dn;
+    hn::StoreU(hn::DemoteTo(dn, hn::ConvertTo(di, v)), dn, p);
+  }
+}
+
+// Loads lanes of InT at p as float32: float as it is; an 8- or 16-bit integer widened
+// (exactly).
+template <class D, typename InT>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const InT* p) {
+  if constexpr (std::is_same<InT, float>::value) {
+    return hn::LoadU(d, p);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<InT, D> dn;
+    return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(dn, p)));
+  }
+}
+
 // Runs op on every element of a run whose scale and zero point are given by `run`. x and
 // out may be the same array (each vector is loaded before its result is stored).
-template <class Op>
-HWY_INLINE void Uniform(const float* x, size_t n, float s, float z, float* out, const Op& op) {
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void Uniform(const InT* x, size_t n, float s, float z, OutT* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   const auto vs = hn::Set(d, s), vz = hn::Set(d, z);
   size_t j = 0;
-  for (; j + N <= n; j += N) hn::StoreU(op(d, hn::LoadU(d, x + j), vs, vz), d, out + j);
+  for (; j + N <= n; j += N) StoreAs(d, op(d, LoadAs(d, x + j), vs, vz), out + j);
   const hn::CappedTag<float, 1> d1;
   for (; j < n; ++j) {
-    hn::StoreU(op(d1, hn::LoadU(d1, x + j), hn::Set(d1, s), hn::Set(d1, z)), d1, out + j);
+    StoreAs(d1, op(d1, LoadAs(d1, x + j), hn::Set(d1, s), hn::Set(d1, z)), out + j);
   }
 }
 
-template <class Op>
-HWY_INLINE void PerElement(const float* x, size_t n, const float* HWY_RESTRICT s,
-                           const float* HWY_RESTRICT z, float* out, const Op& op) {
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void PerElement(const InT* x, size_t n, const float* HWY_RESTRICT s,
+                           const float* HWY_RESTRICT z, OutT* out, const Op& op) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   size_t j = 0;
   if (z == nullptr) {
     for (; j + N <= n; j += N) {
-      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::Zero(d)), d, out + j);
+      StoreAs(d, op(d, LoadAs(d, x + j), hn::LoadU(d, s + j), hn::Zero(d)), out + j);
     }
   } else {
     for (; j + N <= n; j += N) {
-      hn::StoreU(op(d, hn::LoadU(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), d, out + j);
+      StoreAs(d, op(d, LoadAs(d, x + j), hn::LoadU(d, s + j), hn::LoadU(d, z + j)), out + j);
     }
   }
   const hn::CappedTag<float, 1> d1;
   for (; j < n; ++j) {
     const auto vz = z == nullptr ? hn::Zero(d1) : hn::LoadU(d1, z + j);
-    hn::StoreU(op(d1, hn::LoadU(d1, x + j), hn::LoadU(d1, s + j), vz), d1, out + j);
+    StoreAs(d1, op(d1, LoadAs(d1, x + j), hn::LoadU(d1, s + j), vz), out + j);
   }
 }
 
-template <class Op>
-HWY_INLINE void Run(const float* x, size_t n, const QdqRun& run, float* out, const Op& op) {
+template <class Op, typename InT, typename OutT>
+HWY_INLINE void Run(const InT* x, size_t n, const QdqRun& run, OutT* out, const Op& op) {
   switch (run.mode) {
     case QdqRun::kUniform:
       Uniform(x, n, run.s[0], run.z == nullptr ? 0.0f : run.z[0], out, op);
@@ -211,6 +239,27 @@ inline void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, fl
   });
 }
 
+// The same, stored as OutT (8- and 16-bit integer outputs, written directly).
+template <typename OutT>
+HWY_INLINE void QuantizeToNarrow(const QdqChunk& chunk, const float* x, size_t n, float lo,
+                                 float hi, void* out) {
+  const qdq::ToInt op{lo, hi};
+  OutT* o = static_cast<OutT*>(out);
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(x + j, len, run, o + j, op);
+  });
+}
+
+inline void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits,
+                              bool is_signed, float lo, float hi, void* out) {
+  if (bits == 8) {
+    if (is_signed) return QuantizeToNarrow<int8_t>(chunk, x, n, lo, hi, out);
+    return QuantizeToNarrow<uint8_t>(chunk, x, n, lo, hi, out);
+  }
+  if (is_signed) return QuantizeToNarrow<int16_t>(chunk, x, n, lo, hi, out);
+  return QuantizeToNarrow<uint16_t>(chunk, x, n, lo, hi, out);
+}
+
 inline void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
   const qdq::Quotient op{chunk.z != nullptr};
   ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
@@ -224,9 +273,37 @@ inline void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool 
     if (round_to_odd) {
       qdq::DequantizeOdd(x + j, len, run, out + j);
     } else {
-      qdq::Run(x + j, len, run, out + j, qdq::Product{});
+      if (chunk.nan_free) {
+        qdq::Run(x + j, len, run, out + j, qdq::Product<false>{});
+      } else {
+        qdq::Run(x + j, len, run, out + j, qdq::Product<true>{});
+      }
     }
   });
+}
+
+// DequantizeLinear of an 8- or 16-bit integer x straight to FLOAT: x widened in registers,
+// (x - z) * s stored (no float32 copy of x).
+template <typename InT>
+HWY_INLINE void DequantizeNarrow(const QdqChunk& chunk, const void* x, size_t n, float* out) {
+  const InT* in = static_cast<const InT*>(x);
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    if (chunk.nan_free) {
+      qdq::Run(in + j, len, run, out + j, qdq::Product<false>{});
+    } else {
+      qdq::Run(in + j, len, run, out + j, qdq::Product<true>{});
+    }
+  });
+}
+
+inline void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits,
+                              bool is_signed, float* out) {
+  if (bits == 8) {
+    if (is_signed) return DequantizeNarrow<int8_t>(chunk, x, n, out);
+    return DequantizeNarrow<uint8_t>(chunk, x, n, out);
+  }
+  if (is_signed) return DequantizeNarrow<int16_t>(chunk, x, n, out);
+  return DequantizeNarrow<uint16_t>(chunk, x, n, out);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
