@@ -1073,15 +1073,15 @@ def test_onnx_is_the_version_the_tests_need():
 
 def test_the_gil_is_released_during_the_work():
     # As test_threads.py does for cast: while one Python thread is inside a long call,
-    # another keeps running (no gap of the call's length in its timestamps). precision=
-    # FLOAT16 takes the library's exact scalar path, a slow call.
+    # another keeps running (no gap of the call's length in its timestamps). An INT32 scale
+    # (division in DOUBLE) takes the library's exact scalar path, a slow call.
     import threading
     import time
 
-    x = RNG.standard_normal(1 << 19).astype(np.float32)
+    x = RNG.standard_normal(1 << 19).astype(np.float32) * 300
 
     def call():
-        return tc.quantize_linear(x, np.float32(0.01), np.int8(0), precision="float16", threads=1)
+        return tc.quantize_linear(x, np.int32(3), np.int8(0), threads=1)
 
     t0 = time.perf_counter()
     call()
