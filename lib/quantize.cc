@@ -301,12 +301,15 @@ Status Layout(const Op& op, const TensorView& x, const TensorView& scale, size_t
   if (static_cast<size_t>(scale.shape[axis]) != blocks) {
     const int64_t si = scale.shape[axis];
     const int64_t d = x.shape[axis];
+    // ceil(d / B) = si for B in [ceil(d / si), ceil(d / (si - 1)) - 1] (si > 1), B >= d (si = 1).
+    const int64_t lo = si > 0 ? (d + si - 1) / si : 0;
+    const int64_t hi = si > 1 ? (d + si - 2) / (si - 1) - 1 : INT64_MAX;
     std::string range;
-    if (si <= 0) {
-      range = "no block_size fits";
+    if (si <= 0 || lo < 1 || lo > hi) {
+      range = "no block_size makes " + std::to_string(si) + " blocks of " + std::to_string(d);
     } else {
-      range = "block_size must be in [" + std::to_string((d + si - 1) / si) + ", " +
-              (si == 1 ? std::string("inf") : std::to_string((d + si - 2) / (si - 1) - 1)) + "]";
+      range = "block_size must be in [" + std::to_string(lo) + ", " +
+              (si == 1 ? std::string("inf") : std::to_string(hi)) + "]";
     }
     return Error(StatusCode::kInvalidArgument, op,
                  "block_size: " + std::to_string(b) + " makes " + std::to_string(blocks) +
@@ -386,9 +389,10 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     const TypeSet xs = QuantizedTypes(v) | Bit(T::kInt32);
     if (!Has(xs, x.type)) return TypeNotInVersion(op, "x", x.type, xs);
     if (zp != nullptr && zp_type != x.type) {
+      // A zero point of another type than x is invalid in every version (INVALID_ARGUMENT);
+      // a type the version does not list is UNSUPPORTED.
       return Error(
-          IsValidDataType(zp_type) ? StatusCode::kInvalidArgument : StatusCode::kInvalidArgument,
-          op,
+          StatusCode::kInvalidArgument, op,
           std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
               " differs from x's type " + check::TypeLabel(x.type));
     }
@@ -642,10 +646,13 @@ Status Run(const QuantizePlan& p) {
                                     [](float v) { return std::isfinite(v); });
     }
     if (p.quantize && p.precision != T::kFloat) {
+      // The scales rounded once from their own type to the precision (an INT32 scale
+      // through FLOAT would round twice).
       const size_t n = CountOf(p);
-      tables.rounded.assign(tables.scale.values, tables.scale.values + n);
-      std::vector<uint16_t> scratch(n);
-      RoundToPrecision(tables.rounded.data(), n, p.precision, scratch.data());
+      std::vector<uint16_t> codes(n);
+      CastChunk(p.scale, p.scale_type, codes.data(), p.precision, n, true);
+      tables.rounded.resize(n);
+      CastChunk(codes.data(), p.precision, tables.rounded.data(), T::kFloat, n, true);
       tables.scale.values = tables.rounded.data();
       tables.ones.assign(n, 1.0f);
     }

@@ -770,6 +770,125 @@ int ParseType(const std::string& text) {
   return static_cast<int>(t);
 }
 
+// --- QuantizeLinear / DequantizeLinear --------------------------------------------------------
+
+// The node's attributes as the Python layer passes them (type codes 0: absent).
+tensorcast::QuantizeAttributes QdqAttributes(int opset, int64_t axis, int64_t block_size,
+                                             int32_t output_dtype, bool saturate,
+                                             int32_t precision) {
+  tensorcast::QuantizeAttributes a;
+  a.opset = opset;
+  a.axis = axis;
+  a.block_size = block_size;
+  a.output_dtype = static_cast<DataType>(output_dtype);
+  a.saturate = saturate;
+  a.precision = static_cast<DataType>(precision);
+  return a;
+}
+
+// The element type of QuantizeLinear's y (zero_point_type 0: no zero point); the code, or
+// (code, message, 0).
+nb::object QuantizeOutputType(int opset, int64_t axis, int64_t block_size, int32_t output_dtype,
+                              bool saturate, int32_t precision, int32_t zero_point_type) {
+  DataType y = DataType::kUndefined;
+  Status s = tensorcast::QuantizeLinearOutputType(
+      QdqAttributes(opset, axis, block_size, output_dtype, saturate, precision),
+      static_cast<DataType>(zero_point_type), &y);
+  if (!s.ok()) return Result(s);
+  return nb::int_(static_cast<int>(y));
+}
+
+// The element type of DequantizeLinear's y; the code, or (code, message, 0).
+nb::object DequantizeOutputType(int opset, int64_t axis, int64_t block_size, int32_t output_dtype,
+                                int32_t scale_type) {
+  DataType y = DataType::kUndefined;
+  Status s = tensorcast::DequantizeLinearOutputType(
+      QdqAttributes(opset, axis, block_size, output_dtype, true, 0),
+      static_cast<DataType>(scale_type), &y);
+  if (!s.ok()) return Result(s);
+  return nb::int_(static_cast<int>(y));
+}
+
+// One input tensor of a QDQ call: its buffer, type and shape, checked to hold the storage
+// of its shape's elements (the library reads that many).
+struct QdqInput {
+  Buffer buffer;
+  std::vector<int64_t> shape;
+  tensorcast::TensorView view;
+
+  Status Load(const char* what, nb::handle obj, int32_t type, const std::vector<int64_t>& dims) {
+    if (!buffer.Acquire(obj, false)) {
+      return Status(StatusCode::kInvalidArgument,
+                    std::string(what) + " must be a C-contiguous buffer");
+    }
+    Status s = CheckNumeric(what, type);
+    if (!s.ok()) return s;
+    shape = dims;
+    size_t count = 0;
+    s = ShapeCount(what, shape, &count);
+    if (!s.ok()) return s;
+    s = CheckBuffer(what, Bytes(buffer), static_cast<DataType>(type), count);
+    if (!s.ok()) return s;
+    view.data = buffer.data();
+    view.type = static_cast<DataType>(type);
+    view.shape = shape.empty() ? nullptr : shape.data();
+    view.rank = shape.size();
+    return Status();
+  }
+
+  // The elements of a shape: dimensions >= 0, the product within size_t.
+  static Status ShapeCount(const char* what, const std::vector<int64_t>& dims, size_t* count) {
+    size_t n = 1;
+    for (int64_t d : dims) {
+      if (d < 0 || __builtin_mul_overflow(n, static_cast<size_t>(d), &n)) {
+        return Status(StatusCode::kInvalidArgument,
+                      std::string(what) + ": a negative dimension or too many elements");
+      }
+    }
+    *count = n;
+    return Status();
+  }
+};
+
+// QuantizeLinear (quantize) or DequantizeLinear into the caller's y buffer, which holds the
+// storage of x's elements of y_type. zero_point None: absent. None, or (code, message, 0).
+nb::object QuantizeDequantize(bool quantize, nb::handle x_obj, int32_t x_type,
+                              const std::vector<int64_t>& x_shape, nb::handle scale_obj,
+                              int32_t scale_type, const std::vector<int64_t>& scale_shape,
+                              nb::handle zp_obj, int32_t zp_type,
+                              const std::vector<int64_t>& zp_shape, nb::handle y_obj,
+                              int32_t y_type, int opset, int64_t axis, int64_t block_size,
+                              int32_t output_dtype, bool saturate, int32_t precision,
+                              size_t threads) {
+  QdqInput x, scale, zp;
+  Status s = x.Load("x", x_obj, x_type, x_shape);
+  if (s.ok()) s = scale.Load(quantize ? "y_scale" : "x_scale", scale_obj, scale_type, scale_shape);
+  const bool has_zp = !zp_obj.is_none();
+  if (s.ok() && has_zp) {
+    s = zp.Load(quantize ? "y_zero_point" : "x_zero_point", zp_obj, zp_type, zp_shape);
+  }
+  Buffer y;
+  if (s.ok() && !y.Acquire(y_obj, true)) return Refused("y", true);
+  size_t count = 0;
+  if (s.ok()) s = QdqInput::ShapeCount("x", x_shape, &count);
+  if (s.ok()) s = CheckNumeric("y", y_type);
+  if (s.ok()) s = CheckBuffer("y", Bytes(y), static_cast<DataType>(y_type), count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  tensorcast::QuantizeAttributes a =
+      QdqAttributes(opset, axis, block_size, output_dtype, saturate, precision);
+  a.runner = pool ? pool->runner() : nullptr;
+  {
+    nb::gil_scoped_release release;
+    const tensorcast::TensorView* z = has_zp ? &zp.view : nullptr;
+    s = quantize ? tensorcast::QuantizeLinear(x.view, scale.view, z, y.data(),
+                                              static_cast<DataType>(y_type), a)
+                 : tensorcast::DequantizeLinear(x.view, scale.view, z, y.data(),
+                                                static_cast<DataType>(y_type), a);
+  }
+  return Result(s);
+}
+
 }  // namespace
 
 NB_MODULE(_tensorcast, m) {
@@ -821,6 +940,50 @@ NB_MODULE(_tensorcast, m) {
   m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
         nb::arg("sizes"), nb::arg("outputs"), nb::arg("threads"),
         "Splits a C-contiguous tensor into preallocated outputs; None, or (code, message, 0).");
+  m.def("quantize_output_type", &QuantizeOutputType, nb::arg("opset"), nb::arg("axis"),
+        nb::arg("block_size"), nb::arg("output_dtype"), nb::arg("saturate"), nb::arg("precision"),
+        nb::arg("zero_point_type"),
+        "The element type of QuantizeLinear's y (type codes 0: absent); the code, or (code, "
+        "message, 0).");
+  m.def("dequantize_output_type", &DequantizeOutputType, nb::arg("opset"), nb::arg("axis"),
+        nb::arg("block_size"), nb::arg("output_dtype"), nb::arg("scale_type"),
+        "The element type of DequantizeLinear's y (output_dtype 0: absent); the code, or (code, "
+        "message, 0).");
+  m.def(
+      "quantize_linear",
+      [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, nb::handle scale,
+         int32_t scale_type, const std::vector<int64_t>& scale_shape, nb::handle zero_point,
+         int32_t zero_point_type, const std::vector<int64_t>& zero_point_shape, nb::handle y,
+         int32_t y_type, int opset, int64_t axis, int64_t block_size, int32_t output_dtype,
+         bool saturate, int32_t precision, size_t threads) {
+        return QuantizeDequantize(true, x, x_type, x_shape, scale, scale_type, scale_shape,
+                                  zero_point, zero_point_type, zero_point_shape, y, y_type, opset,
+                                  axis, block_size, output_dtype, saturate, precision, threads);
+      },
+      nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("scale"), nb::arg("scale_type"),
+      nb::arg("scale_shape"), nb::arg("zero_point").none(), nb::arg("zero_point_type"),
+      nb::arg("zero_point_shape"), nb::arg("y"), nb::arg("y_type"), nb::arg("opset"),
+      nb::arg("axis"), nb::arg("block_size"), nb::arg("output_dtype"), nb::arg("saturate"),
+      nb::arg("precision"), nb::arg("threads"),
+      "QuantizeLinear of C-contiguous buffers (sub-byte types packed) into y; None, or (code, "
+      "message, 0).");
+  m.def(
+      "dequantize_linear",
+      [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, nb::handle scale,
+         int32_t scale_type, const std::vector<int64_t>& scale_shape, nb::handle zero_point,
+         int32_t zero_point_type, const std::vector<int64_t>& zero_point_shape, nb::handle y,
+         int32_t y_type, int opset, int64_t axis, int64_t block_size, int32_t output_dtype,
+         size_t threads) {
+        return QuantizeDequantize(false, x, x_type, x_shape, scale, scale_type, scale_shape,
+                                  zero_point, zero_point_type, zero_point_shape, y, y_type, opset,
+                                  axis, block_size, output_dtype, true, 0, threads);
+      },
+      nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("scale"), nb::arg("scale_type"),
+      nb::arg("scale_shape"), nb::arg("zero_point").none(), nb::arg("zero_point_type"),
+      nb::arg("zero_point_shape"), nb::arg("y"), nb::arg("y_type"), nb::arg("opset"),
+      nb::arg("axis"), nb::arg("block_size"), nb::arg("output_dtype"), nb::arg("threads"),
+      "DequantizeLinear of C-contiguous buffers (sub-byte types packed) into y; None, or (code, "
+      "message, 0).");
   m.def("type_facts", &TypeFactsRows,
         "The library's type facts, one dict per ONNX code from 0 (UNDEFINED) up, in code "
         "order.");

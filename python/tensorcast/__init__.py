@@ -1,10 +1,13 @@
-"""tensorcast: exact, fast ONNX Cast / CastLike / Split for numpy, ml_dtypes and Arrow arrays.
+"""tensorcast: exact, fast ONNX Cast / CastLike / Split / QuantizeLinear / DequantizeLinear for
+numpy, ml_dtypes and Arrow arrays.
 
     import numpy as np, tensorcast as tc
     x = np.linspace(-500, 500, 1_000_000, dtype=np.float32)
     y = tc.cast(x, "float8e4m3fn")            # ml_dtypes.float8_e4m3fn array, saturated
     z = tc.cast(y, np.float32)                 # back, exactly
     parts = tc.split(x, [250_000, 750_000])   # ONNX sizes
+    q = tc.quantize_linear(x, np.float32(4.0), np.int8(0))   # int8, x / 4 rounded
+    w = tc.dequantize_linear(q, np.float32(4.0), np.int8(0))  # float32
 
 Every function here is a plain Python function (picklable by reference, so Dask, Ray and
 Spark can ship it to workers); the work runs in the C++ library with the GIL released.
@@ -14,7 +17,8 @@ spelling for numbers written as text (docs/semantics.md).
 
 # The modules: _types (DataType and the type tables, built from the library's type facts),
 # _numpy, _strings and _arrow (the inputs of each kind), _storage (flat and packed buffers),
-# _errors (CastError), _api (the public functions).
+# _errors (CastError), _api (the public functions), _quantize (QuantizeLinear and
+# DequantizeLinear).
 from . import _tensorcast as _ext
 from ._api import (
     cast,
@@ -26,6 +30,7 @@ from ._api import (
     unpack,
 )
 from ._errors import CastError
+from ._quantize import dequantize_linear, quantize_linear
 from ._types import DataType
 from ._types import TypeLike as TypeLike
 
@@ -34,8 +39,10 @@ __all__ = [
     "DataType",
     "cast",
     "cast_like",
+    "dequantize_linear",
     "get_num_threads",
     "pack",
+    "quantize_linear",
     "set_num_threads",
     "split",
     "unpack",

@@ -180,3 +180,160 @@ def test_read_only_and_non_contiguous_outputs_are_refused():
         assert fn(codes, ro8, 4, 1)[0] == -1
         assert fn(codes, np.zeros(16, np.uint8)[::2], 4, 1)[0] == -1
         assert fn(codes, codes[2:], 4, 1)[0] == -1  # overlapping
+
+
+def random_shape(hostile):
+    rank = int(RNG.integers(0, 4))
+    dims = [0, 1, 2, 3, 5] + ([-1, 1 << 40, (1 << 63) - 1] if hostile else [])
+    return [int(RNG.choice(dims)) for _ in range(rank)]
+
+
+# 4-bit, 2-bit, 6-bit, 8-bit and 16-bit quantized types
+QUANTIZED = [2, 3, 4, 5, 17, 18, 19, 20, 21, 22, 23, 25, 26, 27, 28]
+STORAGE_BITS = {
+    2: 8,
+    3: 8,
+    4: 16,
+    5: 16,
+    6: 32,
+    17: 8,
+    18: 8,
+    19: 8,
+    20: 8,
+    21: 4,
+    22: 4,
+    23: 4,
+    25: 2,
+    26: 2,
+    27: 6,
+    28: 6,
+    1: 32,
+    10: 16,
+    16: 16,
+    24: 8,
+}
+
+
+def storage(code, shape):
+    n = int(np.prod(shape)) if all(0 <= d < 64 for d in shape) else 0
+    return (n * STORAGE_BITS.get(code, 8) + 7) // 8
+
+
+@pytest.mark.parametrize("trial", range(300))
+@pytest.mark.parametrize("fn", ["quantize_linear", "dequantize_linear"])
+def test_quantize_dequantize_random_shapes_and_buffers(fn, trial):
+    # Mostly well-formed calls with buffers a few bytes short or long, sometimes shapes
+    # that do not match the buffers, unknown and unsupported type codes, bad attributes:
+    # an error tuple or success, never a read or write outside the buffers.
+    hostile = RNG.random() < 0.25
+    q = fn == "quantize_linear"
+    floats = [1, 10, 16]
+    x_type = int(RNG.choice(floats + [6] if q else QUANTIZED + [6]))
+    s_type = int(RNG.choice(floats + [24]))
+    zp_type = x_type if not q else int(RNG.choice(QUANTIZED))
+    if q:
+        y_type = zp_type
+    else:
+        y_type = s_type if s_type != 24 else 1
+    if hostile:
+        x_type, s_type, zp_type, y_type = (
+            int(RNG.choice([t, t, 0, 8, 99, -1])) for t in (x_type, s_type, zp_type, y_type)
+        )
+    x_shape = random_shape(hostile)
+    axis = int(RNG.integers(-3, 3))
+    kind = int(RNG.integers(0, 3))  # per tensor, per axis, blocked
+    block = 0
+    if kind == 0 or not x_shape:
+        s_shape = [] if RNG.integers(0, 2) else [1]
+    elif kind == 1:
+        s_shape = [x_shape[axis % len(x_shape)]]
+    else:
+        block = int(RNG.integers(1, 4))
+        s_shape = list(x_shape)
+        d = x_shape[axis % len(x_shape)]
+        s_shape[axis % len(x_shape)] = -(-d // block) if d >= 0 else d
+    if hostile and RNG.integers(0, 2):
+        s_shape = random_shape(True)
+    zp = None
+    zp_shape = list(s_shape)
+    if RNG.integers(0, 2):
+        zp = np.zeros(max(0, storage(zp_type, zp_shape) + int(RNG.integers(-1, 2))), np.uint8)
+    x = RNG.integers(
+        0, 256, max(0, storage(x_type, x_shape) + int(RNG.integers(-2, 3))), dtype=np.uint8
+    )
+    s = np.full(max(0, storage(s_type, s_shape) + int(RNG.integers(-1, 2))), 0x3C, np.uint8)
+    whole, y = guarded(max(0, storage(y_type, x_shape) + int(RNG.integers(-2, 3))))
+    attrs = [
+        int(RNG.choice([9, 10, 13, 19, 21, 23, 25, 28, 29])) if hostile else 28,  # opset
+        axis,
+        block if not hostile else int(RNG.choice([block, -1, 1 << 40])),  # block_size
+        int(RNG.choice([0, 0, 1, 3, 22, 99])) if hostile else 0,  # output_dtype
+    ]
+    if q:
+        attrs += [
+            bool(RNG.integers(0, 2)),
+            int(RNG.choice([0, 0, 1, 10, 3])),
+        ]  # saturate, precision
+    try:
+        r = getattr(ext, fn)(
+            x,
+            x_type,
+            x_shape,
+            s,
+            s_type,
+            s_shape,
+            zp,
+            zp_type,
+            zp_shape,
+            y,
+            y_type,
+            *attrs,
+            int(RNG.integers(0, 3)),
+        )
+    except (TypeError, OverflowError):
+        return
+    assert result_ok(r), r
+    check_guard(whole, y.size)
+
+
+def test_quantize_dequantize_check_every_buffer():
+    x = np.zeros(8, np.float32)
+    s = np.ones(1, np.float32)
+    y = np.zeros(8, np.uint8)
+    args = dict(
+        opset=28, axis=1, block_size=0, output_dtype=0, saturate=True, precision=0, threads=1
+    )
+    assert ext.quantize_linear(x, 1, [8], s, 1, [], None, 0, [], y, 2, **args) is None
+    # x holds 8 floats, not 9; the scale 1 float, not 2; y 8 bytes, not 9
+    r = ext.quantize_linear(x, 1, [9], s, 1, [], None, 0, [], y, 2, **args)
+    assert r[0] != 0 and "x holds 32 bytes" in r[1]
+    r = ext.quantize_linear(x, 1, [2, 4], s, 1, [2], None, 0, [], y, 2, **args)
+    assert "y_scale holds 4 bytes" in r[1]
+    r = ext.quantize_linear(x, 1, [8], s, 1, [], np.zeros(0, np.uint8), 2, [1], y, 2, **args)
+    assert "y_zero_point holds 0 bytes" in r[1]
+    r = ext.quantize_linear(x, 1, [8], s, 1, [], None, 0, [], y[:7], 2, **args)
+    assert "y holds 7 bytes" in r[1]
+    # packed types: 9 INT4 elements need 5 bytes
+    r = ext.quantize_linear(
+        np.zeros(9, np.float32),
+        1,
+        [9],
+        s,
+        1,
+        [],
+        None,
+        0,
+        [],
+        np.zeros(4, np.uint8),
+        22,
+        **{**args, "output_dtype": 22},
+    )
+    assert "y holds 4 bytes, 9 elements of INT4 need 5" in r[1]
+    ro = np.zeros(8, np.uint8)
+    ro.flags.writeable = False
+    assert ext.quantize_linear(x, 1, [8], s, 1, [], None, 0, [], ro, 2, **args)[0] == -1
+    dq = dict(opset=28, axis=1, block_size=0, output_dtype=0, threads=1)
+    r = ext.dequantize_linear(
+        np.zeros(3, np.uint8), 22, [7], s, 1, [], None, 0, [], np.zeros(7, np.float32), 1, **dq
+    )
+    assert "x holds 3 bytes, 7 elements of INT4 need 4" in r[1]

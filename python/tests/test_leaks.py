@@ -1,7 +1,7 @@
 """No reference or memory leaks over 10,000 calls of each kind.
 
 For each kind of call (numeric, sub-byte, packed, strings in and out, CastError raised,
-TypeError raised, out=, cast_like, split, pyarrow): after a warm-up, 10,000 calls must
+TypeError raised, out=, cast_like, split, pyarrow, quantize_linear / dequantize_linear): after a warm-up, 10,000 calls must
 leave unchanged the reference counts of every object passed in, the number of objects the
 garbage collector tracks (+- a small constant), the memory tracemalloc sees (Python and
 numpy allocations) and the process's resident memory (the C++ side) within small bounds.
@@ -35,6 +35,11 @@ FP6 = np.array([1, -2, 3, -4, 5, 0.5, 7.5], ml_dtypes.float6_e2m3fn)
 ARROW = pa.array(np.arange(40, dtype=np.float64), mask=np.arange(40) % 3 == 0)
 ARROW_TEXTS = pa.array(["1", None, "2.5", "x"][:3] * 10)
 MATRIX = np.arange(60, dtype=np.int32).reshape(6, 10)
+Q_SCALE = np.linspace(0.5, 2, 10, dtype=np.float32)
+Q_BLOCK = np.full((6, 4), 0.25, np.float16)
+Q_ZP = np.arange(10, dtype=np.int8)
+Q_INT4 = np.arange(60).reshape(6, 10).astype(ml_dtypes.int4)
+Q_OUT = np.empty((6, 10), np.float32)
 
 
 def bad_cast():
@@ -44,6 +49,14 @@ def bad_cast():
         assert e.index == 2
         return
     raise AssertionError("no CastError")
+
+
+def bad_zero_point():
+    try:
+        tc.quantize_linear(X, np.float32(1), np.array(1, ml_dtypes.float8_e4m3fn))
+    except ValueError:
+        return
+    raise AssertionError("no ValueError")
 
 
 def bad_type():
@@ -72,6 +85,17 @@ CALLS_OF = {
     "split": (lambda: tc.split(MATRIX, [3, 7], axis=1), [MATRIX]),
     "arrow": (lambda: tc.cast(ARROW, DT.INT16), [ARROW]),
     "arrow_strings": (lambda: tc.cast(ARROW_TEXTS, DT.FLOAT), [ARROW_TEXTS]),
+    "quantize": (lambda: tc.quantize_linear(MATRIX.astype(np.float32), Q_SCALE, Q_ZP), [Q_SCALE]),
+    "quantize_packed": (
+        lambda: tc.quantize_linear(X, 0.5, output_dtype=DT.INT4, packed=True, threads=1),
+        [X],
+    ),
+    "quantize_error": (bad_zero_point, [X]),
+    "dequantize": (
+        lambda: tc.dequantize_linear(Q_INT4, Q_BLOCK, block_size=3, output_dtype="float"),
+        [Q_INT4, Q_BLOCK],
+    ),
+    "dequantize_out": (lambda: tc.dequantize_linear(MATRIX, Q_SCALE, out=Q_OUT), [MATRIX, Q_OUT]),
 }
 
 

@@ -18,6 +18,10 @@ tc.cast(x)
 tc.cast(x, tc.DataType.FLOAT, saturate=True, bogus=1)
 tc.split(x, axis="0")
 v: int = tc.__version__
+tc.quantize_linear(x)
+tc.quantize_linear(x, 0.5, axis="0")
+tc.dequantize_linear(x, 0.5, saturate=False)
+q: str = tc.dequantize_linear(x, 0.5)
 """
 
 
@@ -60,5 +64,7 @@ def test_mypy_strict_rejects_misuse(tmp_path_factory, tmp_path):
         if line.startswith(str(bad)) and ": error:" in line
     }
     for i, text in enumerate(lines, start=1):
-        if text.startswith(("tc.set_num", "n: str", "tc.cast(x", "tc.split", "v: int")):
+        if text.startswith(
+            ("tc.set_num", "n: str", "tc.cast(x", "tc.split", "v: int", "tc.q", "tc.d", "q: str")
+        ):
             assert i in flagged, "mypy did not flag line %d %r:\n%s" % (i, text, proc.stdout)

@@ -32,6 +32,37 @@ def use_split() -> List[Array]:
     return parts + more
 
 
+def use_quantize() -> Array:
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8)
+    s = np.full(2, 0.01, np.float32)
+    q: Array = tc.quantize_linear(x, s, np.zeros(2, np.int8), axis=0)
+    b = tc.quantize_linear(
+        x,
+        np.full((2, 2), 0.01, np.float16),
+        axis=-1,
+        block_size=4,
+        output_dtype=tc.DataType.INT4,
+        saturate=True,
+        precision="float",
+        packed=True,
+        out=np.empty(8, np.uint8),
+        threads=2,
+    )
+    f = tc.quantize_linear(x, 0.5, output_dtype=ml_dtypes.float8_e4m3fn, saturate=False, opset=21)
+    y: Array = tc.dequantize_linear(q, s, np.zeros(2, np.int8), axis=0, threads=None)
+    z = tc.dequantize_linear(
+        tc.quantize_linear(x, 0.5, output_dtype="uint4"),
+        np.float32(0.5),
+        block_size=0,
+        output_dtype=np.float16,
+        opset=28,
+        packed=False,
+        out=np.empty((2, 8), np.float16),
+    )
+    print(b, f, z)
+    return y
+
+
 def use_pack() -> int:
     x = np.array([1, -2, 3], ml_dtypes.int4)
     p: Array = tc.pack(x)
