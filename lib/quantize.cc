@@ -391,10 +391,9 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
     if (zp != nullptr && zp_type != x.type) {
       // A zero point of another type than x is invalid in every version (INVALID_ARGUMENT);
       // a type the version does not list is UNSUPPORTED.
-      return Error(
-          StatusCode::kInvalidArgument, op,
-          std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
-              " differs from x's type " + check::TypeLabel(x.type));
+      return Error(StatusCode::kInvalidArgument, op,
+                   std::string(op.zero_point_arg) + ": " + check::TypeLabel(zp_type) +
+                       " differs from x's type " + check::TypeLabel(x.type));
     }
     s = DequantizeOutputType(op, a, scale.type, &expected);
     if (!s.ok()) return s;

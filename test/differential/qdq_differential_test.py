@@ -750,7 +750,7 @@ def same(t, a, b):
 # rule of docs/semantics.md section 12 that tensorcast follows there.
 CAT_WRAP = "QL integer y: the reference wraps NaN, Inf and huge quotients through int32"
 CAT_DIV = "QL: the reference divides in numpy's promoted type, not the scale's"
-CAT_CONV = "UNDOCUMENTED QL BFLOAT16 precision: INT32 to BFLOAT16, reference via FLOAT"
+CAT_CONV = "QL BFLOAT16 precision: INT32 to BFLOAT16 rounded once, the reference via FLOAT"
 CAT_F64CAST = "QL float y of a DOUBLE quotient: the reference rounds it via FLOAT"
 CAT_ZPIGNORE = "float8 / FLOAT4E2M1 zero point (+-0): the reference ignores it (-0 stays)"
 CAT_GENNAN_QL = "QL 0/0, Inf/Inf: tensorcast +NaN, the reference the platform's default NaN"
@@ -785,7 +785,7 @@ CAT_REF_EMPTY = "the reference raises on an empty tensor (DQ float8 zp: min() of
 CATEGORY_DOC = {
     CAT_WRAP: "12.3.2, 12.6: integer outputs saturate, NaN -> the zero point",
     CAT_DIV: "12.3.1, 12.6: the division runs in the scale's type or `precision`",
-    CAT_CONV: "12.3.1: 'rounded to P (RNE, as astype)'; ml_dtypes' astype rounds twice",
+    CAT_CONV: "12.3.1, 12.6: x and the scale rounded once to the precision",
     CAT_F64CAST: "12.3.3 and 5: Cast rounds a DOUBLE once",
     CAT_ZPIGNORE: "12.3.3, 12.4, 12.6: a +-0 zero point is added / subtracted",
     CAT_GENNAN_QL: "12.3.4: 0 / 0 and Inf / Inf give 0x7FC00000",
@@ -805,6 +805,7 @@ CATEGORY_DOC = {
 DOCUMENTED = {
     CAT_WRAP,
     CAT_DIV,
+    CAT_CONV,
     CAT_F64CAST,
     CAT_ZPIGNORE,
     CAT_GENNAN_QL,
