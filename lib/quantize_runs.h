@@ -52,6 +52,17 @@ inline void ForEachRun(const QdqChunk& c, size_t n, const F& f) {
     return;
   }
   const bool per_axis = p.granularity == Granularity::kPerAxis;
+  if (!per_axis && p.inner == 1 && p.dim % p.block == 0) {
+    // Blocks along the contiguous axis that tile each row: element e has scale e / block
+    // across rows too, so the chunk is one run.
+    run.mode = QdqRun::kBlocked;
+    run.s = s + e0 / p.block;
+    run.z = z == nullptr ? nullptr : z + e0 / p.block;
+    run.block = p.block;
+    run.phase = e0 % p.block;
+    f(0, n, run);
+    return;
+  }
   const size_t block = per_axis ? 1 : p.block;
   size_t i = e0 % p.inner;
   const size_t row = e0 / p.inner;
