@@ -376,6 +376,23 @@ int QuantizeCall(QdqFunction f, const char* name, const tc_tensor* x, const tc_t
                 err);
 }
 
+// tc_quantize_linear_output_type / tc_dequantize_linear_output_type: the output type that
+// `f` gives for the options and the zero point's (or scale's) type.
+using OutputTypeFunction = Status (*)(const tensorcast::QuantizeAttributes&, DataType, DataType*);
+
+int OutputTypeCall(OutputTypeFunction f, const tc_quantize_options* options, int32_t type,
+                   int32_t* y_type, tc_error* err) {
+  tensorcast::QuantizeAttributes attrs;
+  tensorcast::Runner runner;
+  const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
+  if (code != TC_OK) return code;
+  if (y_type == nullptr) return Report(check::NullOutputError("y_type"), err);
+  DataType t = DataType::kUndefined;
+  const Status s = f(attrs, static_cast<DataType>(type), &t);
+  if (s.ok()) *y_type = static_cast<int32_t>(t);
+  return Report(s, err);
+}
+
 static_assert(sizeof(tensorcast::Runner) == sizeof(tc_runner) &&
                   offsetof(tc_runner, run) == sizeof(void*),
               "tc_runner and tensorcast::Runner must have the same layout");
@@ -662,32 +679,15 @@ TC_API int tc_dequantize_linear(const tc_tensor* x, const tc_tensor* scale,
 TC_API int tc_quantize_linear_output_type(const tc_quantize_options* options,
                                           int32_t zero_point_type, int32_t* y_type, tc_error* err) {
   return Guard(err, [&] {
-    tensorcast::QuantizeAttributes attrs;
-    tensorcast::Runner runner;
-    const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
-    if (code != TC_OK) return code;
-    DataType t = DataType::kUndefined;
-    const Status s =
-        tensorcast::QuantizeLinearOutputType(attrs, static_cast<DataType>(zero_point_type), &t);
-    if (s.ok() && y_type != nullptr) *y_type = static_cast<int32_t>(t);
-    if (y_type == nullptr) return Report(check::NullOutputError("y_type"), err);
-    return Report(s, err);
+    return OutputTypeCall(tensorcast::QuantizeLinearOutputType, options, zero_point_type, y_type,
+                          err);
   });
 }
 
 TC_API int tc_dequantize_linear_output_type(const tc_quantize_options* options, int32_t scale_type,
                                             int32_t* y_type, tc_error* err) {
   return Guard(err, [&] {
-    tensorcast::QuantizeAttributes attrs;
-    tensorcast::Runner runner;
-    const int code = ReadQuantizeOptions(options, &attrs, &runner, err);
-    if (code != TC_OK) return code;
-    DataType t = DataType::kUndefined;
-    const Status s =
-        tensorcast::DequantizeLinearOutputType(attrs, static_cast<DataType>(scale_type), &t);
-    if (s.ok() && y_type != nullptr) *y_type = static_cast<int32_t>(t);
-    if (y_type == nullptr) return Report(check::NullOutputError("y_type"), err);
-    return Report(s, err);
+    return OutputTypeCall(tensorcast::DequantizeLinearOutputType, options, scale_type, y_type, err);
   });
 }
 
