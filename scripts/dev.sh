@@ -14,10 +14,10 @@
 #                                libraries if missing, cross-build (build-aarch64) and run the
 #                                GoogleTest suites under qemu, 2 at a time (test/CMakeLists.txt,
 #                                TENSORCAST_QEMU_RUNS): kernel tests on NEON + SCALAR
-#                                (neoverse-n1), SVE2_128 + SVE2 + SVE (128-bit), SVE_256 + SVE2 +
-#                                SVE (256-bit), SVE2 + SVE (512-bit), one process per CPU; the
-#                                unit tests once (256-bit CPU), their Split tests on every CPU.
-#                                About 8 min of tests plus the cross build on 2 cores.
+#                                (neoverse-n1), SVE2_128 + SVE (128-bit), SVE_256 + SVE
+#                                (256-bit), SVE2 (512-bit), one process per CPU; the unit
+#                                tests once (256-bit CPU), their Split tests on every CPU.
+#                                About 6 min of tests plus the cross build on 2 cores.
 #   scripts/dev.sh test-asan     ASan + UBSan build (preset asan) and its tests: unit, kernel
 #                                (every x86 target), Split, C API and CLI
 #   scripts/dev.sh test-tsan     ThreadSanitizer build (preset tsan: AVX2 and the portable

@@ -2,6 +2,7 @@
 #ifndef TENSORCAST_TENSORCAST_H_
 #define TENSORCAST_TENSORCAST_H_
 
+#include "tensorcast/block_scale.h"    // IWYU pragma: export
 #include "tensorcast/cast.h"           // IWYU pragma: export
 #include "tensorcast/cast_options.h"   // IWYU pragma: export
 #include "tensorcast/data_type.h"      // IWYU pragma: export
