@@ -110,8 +110,8 @@ Status ShapeLayout(const char* fn, const char* argument, const int64_t* shape, s
   return Status::Ok();
 }
 
-Status BlockLayout(const char* fn, const int64_t* shape, size_t rank,
-                   const BlockScaleOptions& o, const FormatInfo& info, Layout* l) {
+Status BlockLayout(const char* fn, const int64_t* shape, size_t rank, const BlockScaleOptions& o,
+                   const FormatInfo& info, Layout* l) {
   Status s = ShapeLayout(fn, "x", shape, rank, o.axis, l);
   if (!s.ok()) return s;
   if (o.block_size < 0) {
@@ -198,8 +198,8 @@ template <class F>
 void ForRanges(const Runner* runner, size_t n, size_t bytes, const F& f) {
   size_t tasks = 1;
   if (runner != nullptr && bytes >= tuning::kParallelMinBytes && n > 1) {
-    tasks = std::min({n, tuning::kParallelMaxTasks,
-                      std::max<size_t>(1, bytes / tuning::kParallelTaskBytes)});
+    tasks = std::min(
+        {n, tuning::kParallelMaxTasks, std::max<size_t>(1, bytes / tuning::kParallelTaskBytes)});
   }
   if (tasks <= 1) {
     f(size_t{0}, n);
@@ -294,10 +294,24 @@ void MxOnePass(const float* x, const Layout& l, const FormatInfo& info, const Mx
   const size_t out_bytes = StorageBytes(elem, l.count);
   const bool stream = out_bytes >= tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   const size_t chunks = (l.count + kChunk - 1) / kChunk;
+  // Blocks of 32 that tile the rows, to a float8 format or FLOAT4E2M1: scales and codes
+  // in registers (MxChunk32), the chunk's blocks being whole.
+  const bool fused = l.block == 32 && l.dim % 32 == 0 &&
+                     (elem == T::kFloat8E4M3FN || elem == T::kFloat8E5M2 || elem == T::kFloat4E2M1);
   ForRanges(runner, chunks, l.count * 4 + out_bytes, [&](size_t begin, size_t end) {
     alignas(64) float scaled[kChunk];
     alignas(64) unsigned char staged[kChunk];  // the codes of a chunk (at most a byte each)
     for (size_t c = begin; c < end; ++c) {
+      if (fused) {
+        const size_t e0 = c * kChunk, n = std::min(kChunk, l.count - e0);
+        void* dst = const_cast<void*>(At(codes, elem, e0));
+        uint8_t* to = stream ? reinterpret_cast<uint8_t*>(staged) : static_cast<uint8_t*>(dst);
+        if (dispatch::MxChunk32(x + e0, n, rule, Facts(elem).bits, elem == T::kFloat8E5M2, stream,
+                                scales + e0 / 32, to)) {
+          if (stream) dispatch::StreamCopy(staged, dst, StorageBytes(elem, n));
+          continue;
+        }
+      }
       MxChunkArgs args;
       args.x = x;
       args.e0 = c * kChunk;
@@ -361,17 +375,17 @@ Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorVi
                          const FormatInfo& info, void* y, T y_type, const Layout& l,
                          const Runner* runner) {
   if (y_type != T::kFloat && y_type != T::kFloat16 && y_type != T::kBfloat16) {
-    return Invalid(fn, "y: type " + check::TypeLabel(y_type) +
-                           " is not FLOAT, FLOAT16 or BFLOAT16");
+    return Invalid(fn,
+                   "y: type " + check::TypeLabel(y_type) + " is not FLOAT, FLOAT16 or BFLOAT16");
   }
-  Status s = CheckBuffers(fn, {{"codes", codes.data, StorageBytes(codes.type, l.count), false},
-                               {"scales", scales.data, StorageBytes(scales.type, l.ScaleCount()),
-                                false},
-                               {"y", y, StorageBytes(y_type, l.count), true}});
+  Status s =
+      CheckBuffers(fn, {{"codes", codes.data, StorageBytes(codes.type, l.count), false},
+                        {"scales", scales.data, StorageBytes(scales.type, l.ScaleCount()), false},
+                        {"y", y, StorageBytes(y_type, l.count), true}});
   if (!s.ok() || l.count == 0) return s;
   (void)info;
-  return Renamed(fn, DequantizeLinear(codes, scales, nullptr, y, y_type,
-                                      LinearAttributes(l, y_type, runner)));
+  return Renamed(
+      fn, DequantizeLinear(codes, scales, nullptr, y, y_type, LinearAttributes(l, y_type, runner)));
 }
 
 Status CheckCodesType(const char* fn, const TensorView& codes, const FormatInfo& info) {
@@ -380,8 +394,8 @@ Status CheckCodesType(const char* fn, const TensorView& codes, const FormatInfo&
                          " codes are " + check::TypeLabel(info.element));
 }
 
-Status DequantizeMxChecked(const TensorView& codes, const void* scales, BlockFormat format,
-                           void* y, T y_type, const BlockScaleOptions& o) {
+Status DequantizeMxChecked(const TensorView& codes, const void* scales, BlockFormat format, void* y,
+                           T y_type, const BlockScaleOptions& o) {
   const char* fn = "DequantizeMx";
   const FormatInfo* info = Info(format);
   if (info == nullptr || format == BlockFormat::kNvfp4) {
@@ -428,8 +442,8 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
   if (!s.ok()) return s;
   if (global_scale == nullptr) return Invalid(fn, "global_scale is null");
   if (given && !(std::isfinite(*global_scale) && *global_scale > 0.0f)) {
-    return Invalid(fn, "global_scale: " + std::to_string(*global_scale) +
-                           " is not a positive finite float");
+    return Invalid(
+        fn, "global_scale: " + std::to_string(*global_scale) + " is not a positive finite float");
   }
   Layout l;
   s = BlockLayout(fn, x.shape, x.rank, o, info, &l);
@@ -489,8 +503,8 @@ Status DequantizeNvfp4Checked(const TensorView& codes, const void* scales, float
   s = BlockLayout(fn, codes.shape, codes.rank, o, info, &l);
   if (!s.ok()) return s;
   const size_t n_scales = l.count == 0 ? 0 : l.ScaleCount();
-  s = CheckBuffers(fn, {{"scales", scales, n_scales, false},
-                        {"y", y, StorageBytes(y_type, l.count), true}});
+  s = CheckBuffers(
+      fn, {{"scales", scales, n_scales, false}, {"y", y, StorageBytes(y_type, l.count), true}});
   if (!s.ok() || l.count == 0) return s;
   std::vector<float> fs;
   s = Nvfp4FloatScales(scales, n_scales, g, &fs);
@@ -508,10 +522,10 @@ Status QuantizeAbsmaxChecked(const TensorView& x, T code_type, void* codes, floa
   Status s = CheckInputType(fn, x.type);
   if (!s.ok()) return s;
   if (code_type != T::kInt8 && code_type != T::kFloat8E4M3FN) {
-    return Status(IsValidDataType(code_type) ? StatusCode::kUnsupported
-                                             : StatusCode::kInvalidArgument,
-                  std::string(fn) + ": code type: " + check::TypeLabel(code_type) +
-                      " is neither INT8 nor FLOAT8E4M3FN");
+    return Status(
+        IsValidDataType(code_type) ? StatusCode::kUnsupported : StatusCode::kInvalidArgument,
+        std::string(fn) + ": code type: " + check::TypeLabel(code_type) +
+            " is neither INT8 nor FLOAT8E4M3FN");
   }
   Layout l;
   if (o.per_channel) {
@@ -540,9 +554,8 @@ Status QuantizeAbsmaxChecked(const TensorView& x, T code_type, void* codes, floa
         uint32_t& m = amax[r % l.dim];
         for (size_t i = 0; i < l.inner; i += kChunk) {
           const size_t n = std::min(kChunk, l.inner - i);
-          m = std::max(m, dispatch::MaxAbsBits(AsFloat(x.data, x.type, r * l.inner + i, n,
-                                                       buf.data()),
-                                               n, true));
+          m = std::max(m, dispatch::MaxAbsBits(
+                              AsFloat(x.data, x.type, r * l.inner + i, n, buf.data()), n, true));
         }
       }
     }

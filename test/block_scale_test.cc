@@ -255,9 +255,9 @@ TEST(BlockScale, MxMatchesTheOracleOnEveryTarget) {
   test::TargetLoop loop;
   std::mt19937 rng(11);
   const std::vector<Shape> shapes = {
-      {{4096 * 2 + 96}, -1, 32},  {{37, 70}, 1, 32},  {{3, 4100}, -1, 32}, {{9, 33}, 1, 7},
-      {{70, 5}, 0, 32},           {{2, 40, 3}, 1, 16}, {{5, 64}, 1, 64},   {{1, 1}, 0, 32},
-      {{6, 100}, 1, 1},           {{0, 32}, 1, 32}};
+      {{4096 * 2 + 96}, -1, 32}, {{37, 70}, 1, 32},   {{3, 4100}, -1, 32}, {{9, 33}, 1, 7},
+      {{70, 5}, 0, 32},          {{2, 40, 3}, 1, 16}, {{5, 64}, 1, 64},    {{1, 1}, 0, 32},
+      {{6, 100}, 1, 1},          {{0, 32}, 1, 32}};
   for (const MxCase& mx : kMx) {
     const int bits = static_cast<int>(StorageBytes(mx.type, 8));  // bits per element
     for (const Shape& sh : shapes) {
@@ -296,9 +296,9 @@ TEST(BlockScale, MxMatchesTheOracleOnEveryTarget) {
             EXPECT_EQ(codes.back(), 0xAA);
             for (size_t i = 0; i < n; ++i) {
               ASSERT_EQ(LoadCode(codes, bits, i), want[i])
-                  << BlockFormatName(mx.format) << " element " << i << " x=" << x[i]
-                  << " input " << DataTypeName(in) << " rule " << static_cast<int>(rule)
-                  << " shape axis " << sh.axis << " block " << sh.block;
+                  << BlockFormatName(mx.format) << " element " << i << " x=" << x[i] << " input "
+                  << DataTypeName(in) << " rule " << static_cast<int>(rule) << " shape axis "
+                  << sh.axis << " block " << sh.block;
             }
           });
         }
@@ -335,7 +335,8 @@ TEST(BlockScale, MxDequantizesToCodeTimesScale) {
         if (c != mag) v = -v;
         const double want = sc == 0xFF ? std::nan("") : std::ldexp(v, sc - 127);
         if (std::isnan(want)) {
-          ASSERT_TRUE(std::isnan(y[i])) << BlockFormatName(mx.format) << " element " << i << " code " << c << " scale " << int{sc} << " y " << y[i];
+          ASSERT_TRUE(std::isnan(y[i])) << BlockFormatName(mx.format) << " element " << i
+                                        << " code " << c << " scale " << int{sc} << " y " << y[i];
         } else {
           ASSERT_EQ(Bits(y[i]), Bits(static_cast<float>(want)))
               << BlockFormatName(mx.format) << " element " << i << " code " << c << " scale "
@@ -351,8 +352,8 @@ TEST(BlockScale, MxDequantizesToCodeTimesScale) {
 TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
   test::TargetLoop loop;
   std::mt19937 rng(13);
-  const std::vector<Shape> shapes = {{{5, 160}, 1, 16}, {{4100}, 0, 16}, {{48, 3}, 0, 16},
-                                     {{3, 50}, 1, 16}};
+  const std::vector<Shape> shapes = {
+      {{5, 160}, 1, 16}, {{4100}, 0, 16}, {{48, 3}, 0, 16}, {{3, 50}, 1, 16}};
   for (const Shape& sh : shapes) {
     const size_t n = Count(sh.dims);
     for (int variant = 0; variant < 3; ++variant) {
@@ -406,14 +407,15 @@ TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
         ASSERT_TRUE(s.ok()) << s.message();
         ASSERT_EQ(Bits(got_g), Bits(g));
         ASSERT_EQ(scales, want_scales);
-        for (size_t i = 0; i < n; ++i) ASSERT_EQ(LoadCode(codes, 4, i), want[i]) << i << " " << x[i];
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(LoadCode(codes, 4, i), want[i]) << i << " " << x[i];
         // Dequantization: code * S rounded once to FLOAT.
         std::vector<float> y(n);
         const TensorView cv{codes.data(), T::kFloat4E2M1, sh.dims.data(), sh.dims.size()};
         ASSERT_TRUE(DequantizeNvfp4(cv, scales.data(), g, y.data(), T::kFloat, o).ok());
         for (size_t i = 0; i < n; ++i) {
-          const size_t a = (i / inner) % dim, si = ((i / inner / dim) * blocks + a / 16) * inner +
-                                                  i % inner;
+          const size_t a = (i / inner) % dim,
+                       si = ((i / inner / dim) * blocks + a / 16) * inner + i % inner;
           const uint8_t sc = scales[si];
           const double S = sc == 0x7F ? NAN : static_cast<float>(kE4M3.Value(sc) * g);
           const uint32_t c = LoadCode(codes, 4, i);
@@ -551,9 +553,9 @@ TEST(BlockScale, ErrorsNameTheArgument) {
   EXPECT_NE(message(QuantizeMx(xv, BlockFormat::kNvfp4, codes.data(), scales.data(), o))
                 .find("format: 6 is not an MX format"),
             std::string::npos);
-  EXPECT_NE(message(QuantizeMx(xv, BlockFormat::kMxfp4, nullptr, scales.data(), o))
-                .find("codes is null"),
-            std::string::npos);
+  EXPECT_NE(
+      message(QuantizeMx(xv, BlockFormat::kMxfp4, nullptr, scales.data(), o)).find("codes is null"),
+      std::string::npos);
   EXPECT_NE(message(QuantizeMx(xv, BlockFormat::kMxfp8E4m3, x.data(), scales.data(), o))
                 .find("codes: overlaps x"),
             std::string::npos);
@@ -566,12 +568,12 @@ TEST(BlockScale, ErrorsNameTheArgument) {
             std::string::npos);
   o.scale_rule = ScaleRule::kRceil;
   float g = 1;
-  EXPECT_NE(message(QuantizeNvfp4(xv, codes.data(), scales.data(), &g, false, o))
-                .find("scale_rule"),
-            std::string::npos);
-  EXPECT_EQ(QuantizeAbsmax(xv, T::kUint8, codes.data(), reinterpret_cast<float*>(scales.data()))
-                .code(),
-            StatusCode::kUnsupported);
+  EXPECT_NE(
+      message(QuantizeNvfp4(xv, codes.data(), scales.data(), &g, false, o)).find("scale_rule"),
+      std::string::npos);
+  EXPECT_EQ(
+      QuantizeAbsmax(xv, T::kUint8, codes.data(), reinterpret_cast<float*>(scales.data())).code(),
+      StatusCode::kUnsupported);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ namespace dispatch {
 HWY_EXPORT(MaxAbsBits);
 HWY_EXPORT(MaxAbsBitsInto);
 HWY_EXPORT(MxChunk);
+HWY_EXPORT(MxChunk32);
 
 uint32_t MaxAbsBits(const float* x, size_t n, bool finite_only) {
   return HWY_DYNAMIC_DISPATCH(MaxAbsBits)(x, n, finite_only);
@@ -24,6 +25,12 @@ void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t* acc) {
 }
 
 void MxChunk(const MxChunkArgs& args) { HWY_DYNAMIC_DISPATCH(MxChunk)(args); }
+
+bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
+               bool prefetch, uint8_t* scale_codes, uint8_t* codes) {
+  return HWY_DYNAMIC_DISPATCH(MxChunk32)(x, n, rule, element_bits, e5m2, prefetch, scale_codes,
+                                         codes);
+}
 
 }  // namespace dispatch
 }  // namespace tensorcast

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "lib/block_scale_rules.h"
+#include "lib/tuning.h"
 
 namespace tensorcast {
 namespace dispatch {
@@ -16,6 +17,13 @@ namespace dispatch {
 uint32_t MaxAbsBits(const float* x, size_t n, bool finite_only);
 // acc[j] = max(acc[j], float32 bits of |x[j]|), j < n (finite_only likewise).
 void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t* acc);
+// One chunk of a one-pass MX quantization of n FLOAT elements x (n a multiple of 32, at
+// most tuning::kQuantizeChunkElements) made of whole blocks of 32, to FLOAT4E2M1
+// (element_bits 4) or FLOAT8E4M3FN / FLOAT8E5M2 (8): the n / 32 scale codes and the
+// codes, packed; prefetch: x is out of cache (prefetched ahead). False (codes unwritten) when a
+// block holds a NaN or an infinity.
+bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
+               bool prefetch, uint8_t* scale_codes, uint8_t* codes);
 // One chunk of a one-pass MX quantization (MxChunkArgs).
 void MxChunk(const MxChunkArgs& args);
 

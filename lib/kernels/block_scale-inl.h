@@ -16,8 +16,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "lib/block_scale_rules.h"
+#include "lib/kernels/cast_loop_to_bytes-inl.h"
+#include "lib/kernels/f4_codec-inl.h"
+#include "lib/kernels/float8_codec-inl.h"
+#include "lib/kernels/pack-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -86,6 +91,88 @@ HWY_INLINE void ScaleBy(const float* x, size_t n, float m, float* out) {
   for (; j < n; ++j) hn::StoreU(hn::Mul(hn::LoadU(d1, x + j), hn::Set(d1, m)), d1, out + j);
 }
 
+// The scales of `blocks` whole blocks of 32 at x: codes into scale_codes, 2^-e into mult.
+// False when a block holds a NaN or an infinity (the caller takes MxChunk's path). This
+// is the pass that reads x from memory: out of cache it prefetches (SourcePrefetch).
+template <class Prefetch>
+HWY_INLINE bool Scales32(const float* x, size_t blocks, const MxRule& rule, uint8_t* scale_codes,
+                         float* mult, const Prefetch& prefetch) {
+  bool finite = true;
+  for (size_t b = 0; b < blocks; ++b) {
+    prefetch.Lines(32 * b, 32);
+    const MxScale s = MxScaleOf(MaxAbs<false>(x + 32 * b, 32), rule);
+    scale_codes[b] = s.code;
+    mult[b] = s.multiplier;
+    finite &= s.code != kE8M0NaN;
+  }
+  return finite;
+}
+
+// The float8 code of x * m (finite), saturating: one rounding (the product is exact or
+// below every format's subnormals).
+template <class F, class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> Code8(DF, hn::Vec<DF> x, hn::Vec<DF> m) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, hn::Mul(x, m));
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+  return F32BitsToF8Fast<F, true>(du, bits);
+#else
+  return F32BitsToF8<F, true>(du, bits);
+#endif
+}
+
+// Codes of `n` elements (a multiple of 32) of a float8 format F at out: element i is
+// Code8(x[i], mult[i / 32]).
+// ahead: prefetch the line `ahead` floats after each line of x (0: none).
+template <class F>
+HWY_INLINE void Encode8(const float* x, size_t n, const float* mult, size_t ahead, uint8_t* out) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto at = [&](size_t i) TENSORCAST_LAMBDA_INLINE {
+    if (ahead != 0 && i % 16 == 0) hwy::Prefetch(x + i + ahead);
+    return Code8<F>(df, hn::LoadU(df, x + i), hn::Set(df, mult[i / 32]));
+  };
+  size_t i = PackBytesLoop<false>(du, out, n, at, NoSourcePrefetch());
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) {
+    out[i] = static_cast<uint8_t>(
+        hn::GetLane(Code8<F>(d1, hn::LoadU(d1, x + i), hn::Set(d1, mult[i / 32]))));
+  }
+}
+
+// FLOAT4E2M1 codes of `n` elements (a multiple of 32), packed two per byte, at out.
+HWY_INLINE void Encode4(const float* x, size_t n, const float* mult, size_t ahead, uint8_t* out) {
+  const subbyte::DU32 du;
+  const subbyte::DF32 df;
+  const size_t N = hn::Lanes(du);
+  const size_t chunk = PackedChunk<4>();  // elements per u8 vector of packed codes
+  size_t i = 0;
+  if (chunk % 32 == 0 || 32 % chunk == 0) {
+    for (; i + chunk <= n; i += chunk) {
+      const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+        const size_t e = i + j * N;
+        if (ahead != 0 && e % 16 == 0) hwy::Prefetch(x + e + ahead);
+        return subbyte::F4CodeFromF32(
+            hn::BitCast(du, hn::Mul(hn::LoadU(df, x + e), hn::Set(df, mult[e / 32]))));
+      };
+      hn::StoreU(PackCodes32<4>(du, code), DU8(), out + i / 2);
+    }
+  }
+  const hn::CappedTag<uint32_t, 1> d1;
+  const hn::CappedTag<float, 1> f1;
+  for (; i < n; i += 2) {
+    uint32_t c[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const auto v = hn::Mul(hn::LoadU(f1, x + i + k), hn::Set(f1, mult[(i + k) / 32]));
+      // F4CodeFromF32 on one lane: its full-width tag takes the first lane.
+      HWY_ALIGN uint32_t lanes[HWY_MAX_BYTES / 4] = {};
+      lanes[0] = hn::GetLane(hn::BitCast(d1, v));
+      c[k] = hn::GetLane(subbyte::F4CodeFromF32(hn::Load(du, lanes)));
+    }
+    out[i / 2] = static_cast<uint8_t>(c[0] | c[1] << 4);
+  }
+}
+
 }  // namespace block_scale
 
 // The largest |x[j]| as float32 bits (MaxAbsBits in lib/dispatch/block_scale_kernels.h).
@@ -98,6 +185,29 @@ inline void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t*
   block_scale::MaxAbsInto<false>(x, n, acc);
 }
 
+// The one-pass MX chunk of whole blocks of 32 (MxChunk32 in
+// lib/dispatch/block_scale_kernels.h).
+inline bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
+                      bool prefetch, uint8_t* scale_codes, uint8_t* codes) {
+  HWY_ALIGN float mult[tuning::kQuantizeChunkElements / 32];
+  if (n > tuning::kQuantizeChunkElements || n % 32 != 0) return false;
+  const bool finite =
+      prefetch ? block_scale::Scales32(x, n / 32, rule, scale_codes, mult, SourcePrefetch<4>(x))
+               : block_scale::Scales32(x, n / 32, rule, scale_codes, mult, NoSourcePrefetch());
+  if (!finite) return false;
+  // Out of cache, the encoding (which reads x from L1) prefetches the next chunk, so that
+  // memory streams while it computes and Scales32 finds its lines in cache.
+  const size_t ahead = prefetch ? tuning::kQuantizeChunkElements : 0;
+  if (element_bits == 4) {
+    block_scale::Encode4(x, n, mult, ahead, codes);
+  } else if (e5m2) {
+    block_scale::Encode8<FmtE5M2>(x, n, mult, ahead, codes);
+  } else {
+    block_scale::Encode8<FmtE4M3FN>(x, n, mult, ahead, codes);
+  }
+  return true;
+}
+
 // The MX chunk (MxChunk in lib/dispatch/block_scale_kernels.h).
 inline void MxChunk(const MxChunkArgs& a) {
   const size_t end = a.e0 + a.n;
@@ -106,7 +216,7 @@ inline void MxChunk(const MxChunkArgs& a) {
   size_t col = e - row * a.dim;
   while (e < end) {
     const size_t b = col / a.block;
-    const size_t first = b * a.block;                                  // in the row
+    const size_t first = b * a.block;                                       // in the row
     const size_t last = first + a.block < a.dim ? first + a.block : a.dim;  // exclusive
     const float* block_x = a.x + row * a.dim + first;
     const uint32_t amax = block_scale::MaxAbs<false>(block_x, last - first);
