@@ -35,8 +35,8 @@ int g_reps = 5;
 void BM_Block(benchmark::State& state, Op op, BlockFormat format, tensorcast::ScaleRule rule,
               int64_t axis, size_t rows, size_t cols) {
   const size_t count = rows * cols;
-  const DataType code_type = op == Op::kAbsmaxInt8 ? DataType::kInt8
-                                                   : tensorcast::BlockFormatElementType(format);
+  const DataType code_type =
+      op == Op::kAbsmaxInt8 ? DataType::kInt8 : tensorcast::BlockFormatElementType(format);
   const bool quantize = op != Op::kDequantizeMx;
   const DataType x_type = quantize ? DataType::kFloat : code_type;
   const DataType y_type = quantize ? code_type : DataType::kFloat;
@@ -91,8 +91,9 @@ void BM_Block(benchmark::State& state, Op op, BlockFormat format, tensorcast::Sc
   };
   for (auto _ : state) run_once();
   const size_t scale_bytes =
-      op == Op::kAbsmaxInt8 ? 4 : tensorcast::StorageBytes(tensorcast::BlockFormatScaleType(format),
-                                                           n_scales);
+      op == Op::kAbsmaxInt8
+          ? 4
+          : tensorcast::StorageBytes(tensorcast::BlockFormatScaleType(format), n_scales);
   const size_t bytes = x_bytes + y_bytes + scale_bytes;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   const size_t copy_bytes = (bytes + 1) / 2;
@@ -136,8 +137,7 @@ void Register(const std::string& name, Op op, BlockFormat f, tensorcast::ScaleRu
   benchmark::RegisterBenchmark((name + "/in").c_str(), BM_Block, op, f, rule, axis, 64, 64)
       ->MinTime(0.1)
       ->UseRealTime();
-  benchmark::RegisterBenchmark((name + "/ooc").c_str(), BM_Block, op, f, rule, axis, ooc_rows,
-                               4096)
+  benchmark::RegisterBenchmark((name + "/ooc").c_str(), BM_Block, op, f, rule, axis, ooc_rows, 4096)
       ->MinTime(0.5)
       ->UseRealTime();
 }

@@ -14,6 +14,7 @@
 
 #include "lib/check.h"
 #include "lib/type_facts.h"
+#include "tensorcast/block_scale.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/data_type.h"
 #include "tensorcast/quantize.h"
@@ -393,6 +394,36 @@ int OutputTypeCall(OutputTypeFunction f, const tc_quantize_options* options, int
   return Report(s, err);
 }
 
+// tc_block_scale_options into BlockScaleOptions (as ReadOptions).
+int ReadBlockScaleOptions(const tc_block_scale_options* in, tensorcast::BlockScaleOptions* out,
+                          tensorcast::Runner* runner, tc_error* err) {
+  *out = tensorcast::BlockScaleOptions();
+  if (in == nullptr) return TC_OK;
+  const size_t size = in->struct_size;
+  if (size > sizeof(tc_block_scale_options)) {
+    return StructTooLarge("options", "tc_block_scale_options", size, sizeof(tc_block_scale_options),
+                          err);
+  }
+  const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
+  if (has(offsetof(tc_block_scale_options, axis), sizeof(int64_t))) out->axis = in->axis;
+  if (has(offsetof(tc_block_scale_options, block_size), sizeof(int64_t))) {
+    out->block_size = in->block_size;
+  }
+  if (has(offsetof(tc_block_scale_options, scale_rule), sizeof(int32_t))) {
+    out->scale_rule = static_cast<tensorcast::ScaleRule>(in->scale_rule);
+  }
+  if (has(offsetof(tc_block_scale_options, runner), sizeof(const tc_runner*))) {
+    out->runner = ToRunner(in->runner, runner);
+  }
+  return TC_OK;
+}
+
+// A null tensor argument of a block-scale call.
+int NullTensor(const char* fn, const char* argument, tc_error* err) {
+  const std::string m = std::string(fn) + ": " + argument + " is null";
+  return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
+}
+
 static_assert(sizeof(tensorcast::Runner) == sizeof(tc_runner) &&
                   offsetof(tc_runner, run) == sizeof(void*),
               "tc_runner and tensorcast::Runner must have the same layout");
@@ -688,6 +719,108 @@ TC_API int tc_dequantize_linear_output_type(const tc_quantize_options* options, 
                                             int32_t* y_type, tc_error* err) {
   return Guard(err, [&] {
     return OutputTypeCall(tensorcast::DequantizeLinearOutputType, options, scale_type, y_type, err);
+  });
+}
+
+TC_API const char* tc_block_format_name(int32_t format) {
+  return tensorcast::BlockFormatName(static_cast<tensorcast::BlockFormat>(format));
+}
+
+TC_API int32_t tc_block_format_element_type(int32_t format) {
+  return static_cast<int32_t>(
+      tensorcast::BlockFormatElementType(static_cast<tensorcast::BlockFormat>(format)));
+}
+
+TC_API int32_t tc_block_format_scale_type(int32_t format) {
+  return static_cast<int32_t>(
+      tensorcast::BlockFormatScaleType(static_cast<tensorcast::BlockFormat>(format)));
+}
+
+TC_API int tc_block_scale_count(const int64_t* shape, size_t rank, int32_t format,
+                                const tc_block_scale_options* options, size_t* count,
+                                tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::BlockScaleOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadBlockScaleOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    return Report(tensorcast::BlockScaleCount(shape, rank, o,
+                                              static_cast<tensorcast::BlockFormat>(format), count),
+                  err);
+  });
+}
+
+TC_API int tc_quantize_mx(const tc_tensor* x, int32_t format, void* codes, void* scales,
+                          const tc_block_scale_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::BlockScaleOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadBlockScaleOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (x == nullptr) return NullTensor("QuantizeMx", "x", err);
+    return Report(tensorcast::QuantizeMx(ToView(*x), static_cast<tensorcast::BlockFormat>(format),
+                                         codes, scales, o),
+                  err);
+  });
+}
+
+TC_API int tc_dequantize_mx(const tc_tensor* codes, const void* scales, int32_t format, void* y,
+                            int32_t y_type, const tc_block_scale_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::BlockScaleOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadBlockScaleOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (codes == nullptr) return NullTensor("DequantizeMx", "codes", err);
+    return Report(tensorcast::DequantizeMx(ToView(*codes), scales,
+                                           static_cast<tensorcast::BlockFormat>(format), y,
+                                           static_cast<DataType>(y_type), o),
+                  err);
+  });
+}
+
+TC_API int tc_quantize_nvfp4(const tc_tensor* x, void* codes, void* scales, float* global_scale,
+                             int global_scale_given, const tc_block_scale_options* options,
+                             tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::BlockScaleOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadBlockScaleOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (x == nullptr) return NullTensor("QuantizeNvfp4", "x", err);
+    return Report(tensorcast::QuantizeNvfp4(ToView(*x), codes, scales, global_scale,
+                                            global_scale_given != 0, o),
+                  err);
+  });
+}
+
+TC_API int tc_dequantize_nvfp4(const tc_tensor* codes, const void* scales, float global_scale,
+                               void* y, int32_t y_type, const tc_block_scale_options* options,
+                               tc_error* err) {
+  return Guard(err, [&] {
+    tensorcast::BlockScaleOptions o;
+    tensorcast::Runner runner;
+    const int code = ReadBlockScaleOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    if (codes == nullptr) return NullTensor("DequantizeNvfp4", "codes", err);
+    return Report(tensorcast::DequantizeNvfp4(ToView(*codes), scales, global_scale, y,
+                                              static_cast<DataType>(y_type), o),
+                  err);
+  });
+}
+
+TC_API int tc_quantize_absmax(const tc_tensor* x, int32_t code_type, int per_channel, int64_t axis,
+                              void* codes, float* scales, const tc_runner* runner, tc_error* err) {
+  return Guard(err, [&] {
+    if (x == nullptr) return NullTensor("QuantizeAbsmax", "x", err);
+    tensorcast::Runner r;
+    tensorcast::AbsmaxOptions o;
+    o.per_channel = per_channel != 0;
+    o.axis = axis;
+    o.runner = ToRunner(runner, &r);
+    return Report(
+        tensorcast::QuantizeAbsmax(ToView(*x), static_cast<DataType>(code_type), codes, scales, o),
+        err);
   });
 }
 

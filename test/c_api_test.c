@@ -1444,6 +1444,69 @@ static void test_quantize(void) {
          TC_INVALID_ARGUMENT, "y: overlaps x");
 }
 
+/* Block-scaled quantization; expected values from the OCP MX v1.0 rule and the element
+ * formats' tables. */
+static void test_block_scale(void) {
+  float x[32];
+  for (int i = 0; i < 32; ++i) x[i] = (float)i;
+  const int64_t shape[2] = {1, 32};
+  tc_tensor tx = {x, TC_TYPE_FLOAT, shape, 2};
+  uint8_t codes[32] = {0}, scales[2] = {0};
+  tc_block_scale_options o = TC_BLOCK_SCALE_OPTIONS_INIT;
+  size_t count = 0;
+  EXPECT(tc_block_scale_count(shape, 2, TC_FORMAT_MXFP8_E4M3, &o, &count, &err), TC_OK, NULL);
+  CHECK(count == 1);
+  CHECK(strcmp(tc_block_format_name(TC_FORMAT_MXFP4), "mxfp4") == 0);
+  CHECK(tc_block_format_element_type(TC_FORMAT_MXFP6_E3M2) == TC_TYPE_FLOAT6E3M2);
+  CHECK(tc_block_format_scale_type(TC_FORMAT_NVFP4) == TC_TYPE_FLOAT8E4M3FN);
+  CHECK(tc_block_format_name(7) == NULL);
+  /* floor: amax 31, floor(log2 31) = 4, E4M3's emax 8: e = -4 (code 123); x * 16: 16 is
+   * 0x58, 32 0x60, 48 0x64, 31 * 16 = 496 saturates to 448 (0x7E). */
+  EXPECT(tc_quantize_mx(&tx, TC_FORMAT_MXFP8_E4M3, codes, scales, &o, &err), TC_OK, NULL);
+  CHECK(scales[0] == 123 && codes[0] == 0 && codes[1] == 0x58 && codes[2] == 0x60 &&
+        codes[3] == 0x64 && codes[31] == 0x7E);
+  /* rceil: 31 * 2^3 = 248 <= 448 < 31 * 2^4: e = -3 (code 124); 1 * 8 is 0x50. */
+  o.scale_rule = TC_SCALE_RCEIL;
+  EXPECT(tc_quantize_mx(&tx, TC_FORMAT_MXFP8_E4M3, codes, scales, &o, &err), TC_OK, NULL);
+  CHECK(scales[0] == 124 && codes[1] == 0x50);
+  /* MXFP4, floor: e = 4 - 2 = 2 (code 129); x / 4: 0.25 ties to 0, 0.5 is code 1, 0.75
+   * ties to 1.0 (code 2); packed low nibble first. */
+  o.scale_rule = TC_SCALE_FLOOR;
+  EXPECT(tc_quantize_mx(&tx, TC_FORMAT_MXFP4, codes, scales, &o, &err), TC_OK, NULL);
+  CHECK(scales[0] == 129 && codes[0] == 0x00 && codes[1] == 0x21);
+  tc_tensor tc = {codes, TC_TYPE_FLOAT4E2M1, shape, 2};
+  float back[32] = {0};
+  EXPECT(tc_dequantize_mx(&tc, scales, TC_FORMAT_MXFP4, back, TC_TYPE_FLOAT, &o, &err), TC_OK,
+         NULL);
+  CHECK(back[0] == 0 && back[2] == 2 && back[3] == 4 && back[31] == 24);
+  /* NVFP4 with a given tensor scale 0.5: block 1 holds 16..31, 31 / 3 = 10.33 -> E4M3 10
+   * (0x52); block 0: 15 / 3 = 5 (0x4A). */
+  float g = 0.5f;
+  EXPECT(tc_quantize_nvfp4(&tx, codes, scales, &g, 1, NULL, &err), TC_OK, NULL);
+  CHECK(g == 0.5f && scales[0] == 0x4A && scales[1] == 0x52);
+  EXPECT(tc_dequantize_nvfp4(&tc, scales, g, back, TC_TYPE_FLOAT, NULL, &err), TC_OK, NULL);
+  CHECK(back[1] == 1.25f); /* 1 / 2.5 = 0.4 -> 0.5; 0.5 * 2.5 */
+  /* absmax INT8 per tensor: scale 31 / 127; 31 -> 127, 16 -> round(65.55) = 66. */
+  float s = 0;
+  int8_t q[32];
+  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_INT8, 0, 0, q, &s, NULL, &err), TC_OK, NULL);
+  CHECK(s == 31.0f / 127.0f && q[31] == 127 && q[16] == 66);
+
+  /* Errors. */
+  EXPECT(tc_quantize_mx(NULL, TC_FORMAT_MXFP4, codes, scales, &o, &err), TC_INVALID_ARGUMENT,
+         "x is null");
+  EXPECT(tc_quantize_mx(&tx, 9, codes, scales, &o, &err), TC_INVALID_ARGUMENT,
+         "format: 9 is not an MX format");
+  tc_block_scale_options big = TC_BLOCK_SCALE_OPTIONS_INIT;
+  big.struct_size = sizeof(tc_block_scale_options) + 8;
+  EXPECT(tc_quantize_mx(&tx, TC_FORMAT_MXFP4, codes, scales, &big, &err), TC_INVALID_ARGUMENT,
+         "options->struct_size");
+  EXPECT(tc_dequantize_mx(&tc, scales, TC_FORMAT_MXFP8_E4M3, back, TC_TYPE_FLOAT, NULL, &err),
+         TC_INVALID_ARGUMENT, "codes: type FLOAT4E2M1 (23)");
+  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_UINT8, 0, 0, q, &s, NULL, &err), TC_UNSUPPORTED,
+         "neither INT8 nor FLOAT8E4M3FN");
+}
+
 int main(void) {
   test_version();
   test_numeric_cast();
@@ -1456,6 +1519,7 @@ int main(void) {
   test_split();
   test_split_sizes();
   test_quantize();
+  test_block_scale();
   test_types();
   test_targets_and_route_errors();
 #if ROUTE_PLAN_IMPLEMENTED

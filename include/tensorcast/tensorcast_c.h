@@ -497,6 +497,64 @@ TC_API int tc_quantize_linear_output_type(const tc_quantize_options* options,
 TC_API int tc_dequantize_linear_output_type(const tc_quantize_options* options, int32_t scale_type,
                                             int32_t* y_type, tc_error* err);
 
+/* ---- Block-scaled quantization: MX, NVFP4, absmax (tensorcast/block_scale.h) ------ */
+
+/* The formats (tensorcast::BlockFormat). */
+#define TC_FORMAT_MXFP8_E4M3 1
+#define TC_FORMAT_MXFP8_E5M2 2
+#define TC_FORMAT_MXFP6_E2M3 3
+#define TC_FORMAT_MXFP6_E3M2 4
+#define TC_FORMAT_MXFP4 5
+#define TC_FORMAT_NVFP4 6
+/* MX scale rules (tensorcast::ScaleRule). */
+#define TC_SCALE_FLOOR 0
+#define TC_SCALE_RCEIL 1
+
+/* NULL means TC_BLOCK_SCALE_OPTIONS_INIT; struct_size as tc_quantize_options. */
+typedef struct tc_block_scale_options {
+  size_t struct_size;      /* sizeof(tc_block_scale_options) */
+  int64_t axis;            /* the blocks' axis, negative from the back (default -1) */
+  int64_t block_size;      /* 0: the format's (32 MX, 16 NVFP4) */
+  int32_t scale_rule;      /* TC_SCALE_FLOOR (default) or TC_SCALE_RCEIL; MX only */
+  const tc_runner* runner; /* NULL: the calling thread only */
+} tc_block_scale_options;
+
+#define TC_BLOCK_SCALE_OPTIONS_INIT \
+  { sizeof(tc_block_scale_options), -1, 0, TC_SCALE_FLOOR, NULL }
+
+/* The format's name ("mxfp8_e4m3" .. "nvfp4"; NULL for another value), the element type
+ * of its codes and the type of its block scales (0 for another value). */
+TC_API const char* tc_block_format_name(int32_t format);
+TC_API int32_t tc_block_format_element_type(int32_t format);
+TC_API int32_t tc_block_format_scale_type(int32_t format);
+/* The number of block scales of a tensor of that shape (x's shape, blocks of block_size
+ * along axis). */
+TC_API int tc_block_scale_count(const int64_t* shape, size_t rank, int32_t format,
+                                const tc_block_scale_options* options, size_t* count,
+                                tc_error* err);
+
+/* MX: codes (packed, x's element count) and FLOAT8E8M0 scales (tc_block_scale_count).
+ * x is FLOAT, FLOAT16 or BFLOAT16. */
+TC_API int tc_quantize_mx(const tc_tensor* x, int32_t format, void* codes, void* scales,
+                          const tc_block_scale_options* options, tc_error* err);
+/* codes->type is the format's element type; y_type FLOAT, FLOAT16 or BFLOAT16. Exactly
+ * DequantizeLinear-28(codes, scales, axis, block_size, output_dtype = y_type). */
+TC_API int tc_dequantize_mx(const tc_tensor* codes, const void* scales, int32_t format, void* y,
+                            int32_t y_type, const tc_block_scale_options* options, tc_error* err);
+/* NVFP4: FLOAT4E2M1 codes, FLOAT8E4M3FN block scales; *global_scale is taken when
+ * global_scale_given (positive, finite), else computed and stored. */
+TC_API int tc_quantize_nvfp4(const tc_tensor* x, void* codes, void* scales, float* global_scale,
+                             int global_scale_given, const tc_block_scale_options* options,
+                             tc_error* err);
+/* Exactly DequantizeLinear(codes, DequantizeLinear(scales, global_scale), block_size). */
+TC_API int tc_dequantize_nvfp4(const tc_tensor* codes, const void* scales, float global_scale,
+                               void* y, int32_t y_type, const tc_block_scale_options* options,
+                               tc_error* err);
+/* absmax: code_type INT8 or FLOAT8E4M3FN; scales: 1 FLOAT (per_channel 0) or
+ * x->shape[axis] (per_channel 1). */
+TC_API int tc_quantize_absmax(const tc_tensor* x, int32_t code_type, int per_channel, int64_t axis,
+                              void* codes, float* scales, const tc_runner* runner, tc_error* err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
