@@ -63,7 +63,13 @@ struct Format {
     }
     return v;
   }
-  double Max() const { return Value(Finite().back()); }
+  // Finite(), computed once per format.
+  const std::vector<uint32_t>& finite() const {
+    if (cache.empty()) cache = Finite();
+    return cache;
+  }
+  mutable std::vector<uint32_t> cache;
+  double Max() const { return Value(finite().back()); }
   int Emax() const { return std::ilogb(Max()); }
   // The code of the real number num / den (den > 0, both exact in double and their
   // products with midpoints exact): nearest, ties to the even code, saturating at Max.
@@ -71,9 +77,16 @@ struct Format {
   uint32_t Encode(double num, double den) const {
     const uint32_t sign = std::signbit(num) ? 1u << (e + m) : 0u;
     const double a = std::fabs(num);
-    const std::vector<uint32_t> codes = Finite();
-    size_t k = 0;  // the largest code whose value * den <= a
-    while (k + 1 < codes.size() && Value(codes[k + 1]) * den <= a) ++k;
+    const std::vector<uint32_t>& codes = finite();
+    size_t k = 0, hi = codes.size();  // k: the largest code whose value * den <= a
+    while (hi - k > 1) {
+      const size_t mid = (k + hi) / 2;
+      if (Value(codes[mid]) * den <= a) {
+        k = mid;
+      } else {
+        hi = mid;
+      }
+    }
     uint32_t c = codes[k];
     if (k + 1 < codes.size()) {
       const double mid = (Value(codes[k]) + Value(codes[k + 1])) / 2 * den;
@@ -83,11 +96,11 @@ struct Format {
   }
 };
 
-const Format kE4M3{4, 3, 7, true, false};
-const Format kE5M2{5, 2, 15, false, true};
-const Format kE2M3{2, 3, 1, false, false};
-const Format kE3M2{3, 2, 3, false, false};
-const Format kE2M1{2, 1, 1, false, false};
+const Format kE4M3{4, 3, 7, true, false, {}};
+const Format kE5M2{5, 2, 15, false, true, {}};
+const Format kE2M3{2, 3, 1, false, false, {}};
+const Format kE3M2{3, 2, 3, false, false, {}};
+const Format kE2M1{2, 1, 1, false, false, {}};
 
 struct MxCase {
   BlockFormat format;
