@@ -285,6 +285,109 @@ Status Renamed(const char* fn, const Status& s) {
   return Status(s.code(), std::string(fn) + " (" + s.message() + ")");
 }
 
+// --- Statistics ----------------------------------------------------------------------------
+
+// The codes' largest magnitudes above and below zero and the half step beyond them: a
+// scaled value q saturated when round-half-even on the unbounded grid would leave the
+// range, i.e. |q| > edge, or |q| == edge and the tie rounds away from the largest code (its
+// last bit is odd).
+struct CodeRange {
+  double hi_edge, lo_edge;  // M + h, -(M' + h)
+  bool hi_tie_out, lo_tie_out;
+  bool Saturated(double q) const {
+    return q > hi_edge || (q == hi_edge && hi_tie_out) || q < lo_edge ||
+           (q == lo_edge && lo_tie_out);
+  }
+};
+
+CodeRange RangeOf(T code_type) {
+  switch (code_type) {
+    case T::kInt8: return {127.5, -128.5, true, false};       // 127 odd, -128 even
+    case T::kFloat8E4M3FN: return {464, -464, false, false};  // 448 = 1.110b * 2^8, step 32
+    case T::kFloat8E5M2: return {61440, -61440, true, true};  // 57344 = 1.11b * 2^15, step 8192
+    case T::kFloat6E2M3: return {7.75, -7.75, true, true};    // 7.5 = 1.111b * 2^2, step 0.5
+    case T::kFloat6E3M2: return {30, -30, true, true};        // 28 = 1.11b * 2^4, step 4
+    default: return {7, -7, true, true};                      // E2M1: 6 = 1.1b * 2^2, step 2
+  }
+}
+
+struct Partial {
+  uint64_t nan = 0, inf = 0, saturated = 0, flushed = 0, n = 0;
+  uint32_t amax = 0;
+  double error = 0, signal = 0;
+};
+
+// The statistics of a finished quantization: x (count elements of x_type), its codes
+// (code_type) and scale_of(e), the scale of element e as double (NaN for a NaN block).
+template <class ScaleOf>
+void FillStats(const void* x, T x_type, const void* codes, T code_type, size_t count,
+               const ScaleOf& scale_of, const Runner* runner, CastStats* out) {
+  const CodeRange range = RangeOf(code_type);
+  const size_t chunks = (count + kChunk - 1) / kChunk;
+  std::vector<Partial> parts(chunks);
+  const size_t bytes = StorageBytes(x_type, count) + StorageBytes(code_type, count);
+  ForRanges(runner, chunks, bytes, [&](size_t begin, size_t end) {
+    std::vector<float> xb(kChunk), yb(kChunk);
+    for (size_t c = begin; c < end; ++c) {
+      const size_t e0 = c * kChunk, n = std::min(kChunk, count - e0);
+      const float* xv = AsFloat(x, x_type, e0, n, xb.data());
+      CastChunk(At(codes, code_type, e0), code_type, yb.data(), T::kFloat, n, true);
+      Partial& p = parts[c];
+      for (size_t j = 0; j < n; ++j) {
+        const float v = xv[j];
+        if (std::isnan(v)) {
+          ++p.nan;
+          continue;
+        }
+        if (std::isinf(v)) {
+          ++p.inf;
+          continue;
+        }
+        uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        p.amax = std::max(p.amax, bits & 0x7FFFFFFFu);
+        const double s = scale_of(e0 + j);
+        const double y = static_cast<double>(yb[j]) * s;  // exact
+        if (std::isfinite(s) && s != 0 && range.Saturated(static_cast<double>(v) / s)) {
+          ++p.saturated;
+        }
+        if (v != 0 && y == 0) ++p.flushed;
+        if (std::isfinite(y)) {
+          const double d = y - static_cast<double>(v);
+          p.error += d * d;
+          p.signal += static_cast<double>(v) * static_cast<double>(v);
+          ++p.n;
+        }
+      }
+    }
+  });
+  CastStats r;
+  r.count = count;
+  uint32_t amax = 0;
+  for (const Partial& p : parts) {  // in chunk order: the same sums for any thread count
+    r.nan_count += p.nan;
+    r.inf_count += p.inf;
+    r.saturated += p.saturated;
+    r.flushed += p.flushed;
+    r.error_count += p.n;
+    r.sum_squared_error += p.error;
+    r.sum_squared_signal += p.signal;
+    amax = std::max(amax, p.amax);
+  }
+  r.amax = static_cast<double>(FromBits(amax));
+  *out = r;
+}
+
+// The scale of element e of a blocked layout, from a table of doubles.
+struct BlockedScale {
+  const Layout& l;
+  const std::vector<double>& table;
+  double operator()(size_t e) const {
+    const size_t row = e / l.inner, o = row / l.dim, a = row % l.dim;
+    return table[(o * l.blocks + a / l.block) * l.inner + e % l.inner];
+  }
+};
+
 // --- MX ------------------------------------------------------------------------------------
 
 // One pass along the contiguous axis of FLOAT x: chunks of whole bytes of the codes.
@@ -355,20 +458,34 @@ Status QuantizeMxChecked(const TensorView& x, BlockFormat format, void* codes, v
   s = CheckBuffers(fn, {{"x", x.data, StorageBytes(x.type, l.count), false},
                         {"codes", codes, StorageBytes(info->element, l.count), true},
                         {"scales", scales, l.count == 0 ? 0 : l.ScaleCount(), true}});
-  if (!s.ok() || l.count == 0) return s;
+  if (!s.ok()) return s;
+  if (l.count == 0) {
+    if (o.stats != nullptr) *o.stats = CastStats();
+    return s;
+  }
   MxRule rule = info->rule;
   rule.rceil = o.scale_rule == ScaleRule::kRceil;
   auto* scale_codes = static_cast<uint8_t*>(scales);
   if (x.type == T::kFloat && l.inner == 1) {
     MxOnePass(static_cast<const float*>(x.data), l, *info, rule, codes, scale_codes, o.runner);
-    return Status::Ok();
+  } else {
+    const std::vector<uint32_t> amax = BlockAmax(x.data, x.type, l, o.runner);
+    for (size_t i = 0; i < amax.size(); ++i) scale_codes[i] = MxScaleOf(amax[i], rule).code;
+    const std::vector<int64_t> shape = ScaleShape(x.shape, x.rank, l);
+    const TensorView sv{scales, T::kFloat8E8M0, shape.data(), shape.size()};
+    s = QuantizeLinear(x, sv, nullptr, codes, info->element,
+                       LinearAttributes(l, info->element, o.runner));
+    if (!s.ok()) return Renamed(fn, s);
   }
-  const std::vector<uint32_t> amax = BlockAmax(x.data, x.type, l, o.runner);
-  for (size_t i = 0; i < amax.size(); ++i) scale_codes[i] = MxScaleOf(amax[i], rule).code;
-  const std::vector<int64_t> shape = ScaleShape(x.shape, x.rank, l);
-  const TensorView sv{scales, T::kFloat8E8M0, shape.data(), shape.size()};
-  return Renamed(fn, QuantizeLinear(x, sv, nullptr, codes, info->element,
-                                    LinearAttributes(l, info->element, o.runner)));
+  if (o.stats != nullptr) {
+    std::vector<double> table(l.ScaleCount());
+    for (size_t i = 0; i < table.size(); ++i) {
+      table[i] = scale_codes[i] == kE8M0NaN ? std::nan("") : std::ldexp(1.0, scale_codes[i] - 127);
+    }
+    FillStats(x.data, x.type, codes, info->element, l.count, BlockedScale{l, table}, o.runner,
+              o.stats);
+  }
+  return Status::Ok();
 }
 
 Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorView& scales,
@@ -461,6 +578,7 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
   }
   if (l.count == 0) {
     *global_scale = g;
+    if (o.stats != nullptr) *o.stats = CastStats();
     return Status::Ok();
   }
   // Block scale codes: E4M3FN of amax_b / (6 g), the exact quotient rounded once (the
@@ -488,8 +606,14 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
   const TensorView sv{fs.data(), T::kFloat, shape.data(), shape.size()};
   s = QuantizeLinear(x, sv, nullptr, codes, info.element,
                      LinearAttributes(l, info.element, o.runner));
-  if (s.ok()) *global_scale = g;
-  return Renamed(fn, s);
+  if (!s.ok()) return Renamed(fn, s);
+  *global_scale = g;
+  if (o.stats != nullptr) {
+    const std::vector<double> table(fs.begin(), fs.end());
+    FillStats(x.data, x.type, codes, info.element, l.count, BlockedScale{l, table}, o.runner,
+              o.stats);
+  }
+  return Status::Ok();
 }
 
 Status DequantizeNvfp4Checked(const TensorView& codes, const void* scales, float g, void* y,
@@ -563,7 +687,10 @@ Status QuantizeAbsmaxChecked(const TensorView& x, T code_type, void* codes, floa
   for (size_t i = 0; i < n_scales; ++i) {
     scales[i] = amax[i] == 0 ? 1.0f : std::max(FromBits(amax[i]) / q, 0x1p-126f);
   }
-  if (l.count == 0) return Status::Ok();
+  if (l.count == 0) {
+    if (o.stats != nullptr) *o.stats = CastStats();
+    return Status::Ok();
+  }
   const int64_t shape[1] = {static_cast<int64_t>(n_scales)};
   const TensorView sv{scales, T::kFloat, shape, 1};
   QuantizeAttributes a;
@@ -573,11 +700,18 @@ Status QuantizeAbsmaxChecked(const TensorView& x, T code_type, void* codes, floa
   a.saturate = true;
   a.runner = o.runner;
   const TensorView xv = x.rank == 0 ? TensorView{x.data, x.type, shape, 1} : x;
-  if (!o.per_channel) {
-    const TensorView one{scales, T::kFloat, nullptr, 0};
-    return Renamed(fn, QuantizeLinear(xv, one, nullptr, codes, code_type, a));
+  const TensorView one{scales, T::kFloat, nullptr, 0};
+  s = QuantizeLinear(xv, o.per_channel ? sv : one, nullptr, codes, code_type, a);
+  if (!s.ok()) return Renamed(fn, s);
+  if (o.stats != nullptr) {
+    const size_t inner = l.inner, dim = l.dim;
+    const bool per_channel = o.per_channel;
+    FillStats(
+        x.data, x.type, codes, code_type, l.count,
+        [&](size_t e) { return static_cast<double>(scales[per_channel ? e / inner % dim : 0]); },
+        o.runner, o.stats);
   }
-  return Renamed(fn, QuantizeLinear(xv, sv, nullptr, codes, code_type, a));
+  return Status::Ok();
 }
 
 }  // namespace

@@ -217,6 +217,10 @@ std::vector<float> Inputs(size_t n, const Format& f, std::mt19937& rng, bool spe
         if (rng() & 1) x[i] = std::nextafter(x[i], INFINITY);
         break;
       case 4: x[i] = F(static_cast<uint32_t>(rng() % 0x00800000u)); break;  // subnormal
+      case 7:  // halfway between the largest value and the next step of its binade, scaled
+        x[i] = static_cast<float>(std::ldexp(f.Max() + std::ldexp(1.0, f.Emax() - f.m) / 2, e)) *
+               (rng() & 1 ? -1.0f : 1.0f);
+        break;
       case 5: x[i] = F(0x7F7FFFFFu - static_cast<uint32_t>(rng() % 1000)); break;
       case 6:
         if (specials) {
@@ -523,6 +527,142 @@ TEST(BlockScale, AbsmaxMatchesTheOracleOnEveryTarget) {
       }
     }
   }
+}
+
+// --- Statistics ---------------------------------------------------------------------------
+
+// The statistics of x quantized to values y (NaN for a NaN block) with scales s (q = x / s,
+// the scaled value), recomputed from their definitions (tensorcast/stats.h) in the order
+// the library promises: per chunk of 4096 elements, the chunks in order. A scaled value
+// saturates when round-half-even on the unbounded grid leaves the codes' range: beyond
+// the largest value M plus half the step there (the step at M is 2^(emax - m)), or on the
+// tie when M's code is odd (the tie then rounds away from M).
+CastStats ExpectedStats(const std::vector<float>& x, const std::vector<double>& y,
+                        const std::vector<double>& s, double hi_edge, bool hi_tie_out,
+                        double lo_edge, bool lo_tie_out) {
+  CastStats r;
+  r.count = x.size();
+  for (size_t c = 0; c < x.size(); c += 4096) {
+    double err = 0, sig = 0;
+    for (size_t i = c; i < std::min(x.size(), c + 4096); ++i) {
+      const double v = x[i];
+      if (std::isnan(v)) {
+        ++r.nan_count;
+        continue;
+      }
+      if (std::isinf(v)) {
+        ++r.inf_count;
+        continue;
+      }
+      r.amax = std::max(r.amax, std::fabs(v));
+      if (std::isfinite(s[i]) && s[i] != 0) {
+        const double q = v / s[i];
+        if (q > hi_edge || (q == hi_edge && hi_tie_out) || q < lo_edge ||
+            (q == lo_edge && lo_tie_out)) {
+          ++r.saturated;
+        }
+      }
+      if (v != 0 && y[i] == 0) ++r.flushed;
+      if (std::isfinite(y[i])) {
+        const double d = y[i] - v;
+        err += d * d;
+        sig += v * v;
+        ++r.error_count;
+      }
+    }
+    r.sum_squared_error += err;
+    r.sum_squared_signal += sig;
+  }
+  return r;
+}
+
+void ExpectSameStats(const CastStats& got, const CastStats& want) {
+  EXPECT_EQ(got.count, want.count);
+  EXPECT_EQ(got.nan_count, want.nan_count);
+  EXPECT_EQ(got.inf_count, want.inf_count);
+  EXPECT_EQ(got.saturated, want.saturated);
+  EXPECT_EQ(got.flushed, want.flushed);
+  EXPECT_EQ(got.error_count, want.error_count);
+  EXPECT_EQ(got.amax, want.amax);
+  EXPECT_EQ(got.sum_squared_error, want.sum_squared_error);
+  EXPECT_EQ(got.sum_squared_signal, want.sum_squared_signal);
+}
+
+double Signed(const Format& f, uint32_t code) {
+  const uint32_t sign = 1u << (f.e + f.m);
+  const double v = f.Value(code & (sign - 1));
+  return code & sign ? -v : v;
+}
+
+TEST(BlockScale, StatisticsMatchTheirDefinitions) {
+  test::TargetLoop loop;
+  std::mt19937 rng(16);
+  ThreadPool pool(2);
+  for (const MxCase& mx : kMx) {
+    const Format& f = *mx.elem;
+    const double M = f.Max(), edge = M + std::ldexp(1.0, f.Emax() - f.m) / 2;
+    const bool tie_out = (f.finite().back() & 1u) != 0;
+    for (const Shape& sh : std::vector<Shape>{{{9, 4096 + 512}, 1, 32}, {{70, 33}, 0, 32}}) {
+      const size_t n = Count(sh.dims);
+      for (bool specials : {false, true}) {
+        const std::vector<float> x = Inputs(n, f, rng, specials);
+        const size_t axis = static_cast<size_t>(sh.axis);
+        std::vector<uint32_t> codes;
+        std::vector<uint8_t> scales;
+        MxOracle(x, sh.dims, axis, 32, f, false, &codes, &scales);
+        std::vector<double> y(n), s(n);
+        const size_t inner = axis == 1 ? 1 : static_cast<size_t>(sh.dims[1]);
+        const size_t dim = static_cast<size_t>(sh.dims[axis]), blocks = (dim + 31) / 32;
+        for (size_t i = 0; i < n; ++i) {
+          const size_t row = i / inner, o = row / dim, a = row % dim;
+          const uint8_t sc = scales[(o * blocks + a / 32) * inner + i % inner];
+          s[i] = sc == 0xFF ? NAN : std::ldexp(1.0, sc - 127);
+          y[i] = Signed(f, codes[i]) * s[i];
+        }
+        const CastStats want = ExpectedStats(x, y, s, edge, tie_out, -edge, tie_out);
+        const TensorView xv{x.data(), T::kFloat, sh.dims.data(), 2};
+        loop.Run([&] {
+          for (const Runner* runner : {static_cast<const Runner*>(nullptr), pool.runner()}) {
+            BlockScaleOptions o;
+            o.axis = sh.axis;
+            o.runner = runner;
+            CastStats got;
+            o.stats = &got;
+            std::vector<uint8_t> c(StorageBytes(mx.type, n)), sc(scales.size());
+            ASSERT_TRUE(QuantizeMx(xv, mx.format, c.data(), sc.data(), o).ok());
+            SCOPED_TRACE(std::string(BlockFormatName(mx.format)) + (specials ? " specials" : "") +
+                         (runner ? " threads" : ""));
+            ExpectSameStats(got, want);
+          }
+        });
+        EXPECT_GT(want.saturated, 0u) << BlockFormatName(mx.format);
+        EXPECT_GT(want.flushed, 0u) << BlockFormatName(mx.format);
+      }
+    }
+  }
+  // absmax INT8 per channel: y = code * scale, q = x / scale; 127 is odd, -128 even.
+  const std::vector<int64_t> shape = {64, 300};
+  const std::vector<float> x = Inputs(64 * 300, kE4M3, rng, true);
+  const TensorView xv{x.data(), T::kFloat, shape.data(), 2};
+  AbsmaxOptions o;
+  o.per_channel = true;
+  o.axis = 1;
+  std::vector<int8_t> codes(x.size());
+  std::vector<float> scales(300);
+  ASSERT_TRUE(QuantizeAbsmax(xv, T::kInt8, codes.data(), scales.data(), o).ok());
+  std::vector<double> y(x.size()), s(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    s[i] = scales[i % 300];
+    y[i] = codes[i] * s[i];
+  }
+  const CastStats want = ExpectedStats(x, y, s, 127.5, true, -128.5, false);
+  loop.Run([&] {
+    CastStats got;
+    o.stats = &got;
+    ASSERT_TRUE(QuantizeAbsmax(xv, T::kInt8, codes.data(), scales.data(), o).ok());
+    ExpectSameStats(got, want);
+  });
+  EXPECT_GT(want.saturated + want.flushed, 0u);  // the inputs reach both cases
 }
 
 // --- Threads, errors ----------------------------------------------------------------------

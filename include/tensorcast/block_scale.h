@@ -51,6 +51,7 @@
 #include "tensorcast/data_type.h"
 #include "tensorcast/quantize.h"
 #include "tensorcast/runner.h"
+#include "tensorcast/stats.h"
 #include "tensorcast/status.h"
 
 namespace tensorcast {
@@ -91,6 +92,9 @@ struct BlockScaleOptions {
   // Null: the calling thread. Otherwise large calls are cut into tasks for the runner;
   // the results are the same bits.
   const Runner* runner = nullptr;
+  // Non-null: filled in with the call's statistics (tensorcast/stats.h), computed in one
+  // more pass over x and the codes; quantizers only.
+  CastStats* stats = nullptr;
 };
 
 // The number of block scales of x (the product of the scales' shape).
@@ -124,6 +128,7 @@ struct AbsmaxOptions {
   bool per_channel = false;
   int64_t axis = 0;  // negative counting from the back; read when per_channel
   const Runner* runner = nullptr;
+  CastStats* stats = nullptr;  // as BlockScaleOptions::stats
 };
 
 // absmax quantization to code_type INT8 or FLOAT8E4M3FN: `codes` holds one code per
