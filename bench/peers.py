@@ -7,6 +7,7 @@
     build/peers-venv/bin/python bench/peers.py [--lib build/lib/libtensorcast_c.so] [--quick]
         [--pairs f16,split] [--out DIR]
     scripts/dev.sh peers --pairs qdq          # the QuantizeLinear / DequantizeLinear rows only
+    scripts/dev.sh peers --pairs mx           # the block-scaled rows (MX, NVFP4, absmax) only
 
 tensorcast is called through its Python package (`import tensorcast as tc`, pip install .),
 which must be importable by the Python running this. Every implementation runs on one
@@ -117,6 +118,65 @@ seeded N(0, 1) FLOAT data as a [n / 4096, 4096] tensor (at least one row).
   memcpy       of (x + scale + zero point + y bytes) / 2.
 The QDQ cross-check counts elements whose bits differ from the C API's output (ORT, numpy,
 the package). The per-call overhead table has Cast and Split pairs only.
+
+Block-scaled rows ("MX", quantization with the scales computed, include/tensorcast/
+block_scale.h; their own table and chart panels; `--pairs mx` selects them all, label
+substrings `mxfp`, `nvfp4`, `absmax` some; a run without --pairs has them, as it has the QDQ
+rows): x is the QDQ rows' [n / 4096, 4096] FLOAT tensor, blocks along the last axis.
+  rows         MXFP8 e4m3: FLOAT8E4M3FN codes + one FLOAT8E8M0 scale per 32 elements, the
+               OCP MX v1.0 floor rule (e = floor(log2(amax)) - 8, clamped to [-127, 127]);
+               MXFP4 e2m1: FLOAT4E2M1 codes (emax 2) + E8M0 scales the same way; NVFP4 e2m1:
+               FLOAT4E2M1 codes + one FLOAT8E4M3FN scale per 16 elements + the computed FLOAT
+               tensor scale g; absmax i8: INT8 codes + one FLOAT scale per tensor.
+  C API        tc_quantize_mx (TC_FORMAT_MXFP8_E4M3 / TC_FORMAT_MXFP4, TC_SCALE_FLOOR, block
+               32) / tc_quantize_nvfp4 (g computed) / tc_quantize_absmax (INT8, per tensor)
+               via ctypes, NULL runner (one thread), into preallocated codes (FLOAT4E2M1
+               packed two per byte) and scales. The reference of the cross-check; a library
+               without these functions says so in its cells, and without --lib they say
+               "pass --lib".
+  package      only when the installed package has tc.quantize_mx (newer than this
+               script): `tc.quantize_mx(x, "mxfp8_e4m3" | "mxfp4", block_size=32,
+               out=, scales_out=, threads=1)` (MXFP4 packed=True into uint8 bytes),
+               `tc.quantize_nvfp4(x, packed=True, out=, scales_out=, threads=1)`,
+               `tc.quantize_absmax(x, INT8, out=, threads=1)`; scales_out ml_dtypes
+               float8_e8m0fnu (MX) / float8_e4m3fn (NVFP4). Otherwise the column is left out.
+  ORT          QuantizeLinear with the scales PRECOMPUTED (the C API's, numpy's without
+               --lib; once, outside the timing: its time is the codes alone, not the
+               scales), x and the scales graph inputs bound with IOBinding, output_dtype the
+               codes' type, blocked rows axis 1 and block_size 32 / 16. MX rows try the E8M0
+               scale codes first (FLOAT8E8M0 scale input, precision FLOAT, opset 25), then
+               the same scales decoded to FLOAT (2^e, exact; opsets ORT_OPSETS); NVFP4 binds
+               the FLOAT block scales S = E4M3 value * g its codes are QuantizeLinear of;
+               absmax the FLOAT scale. ONNX Runtime 1.32's CPU provider: no kernel with a
+               FLOAT8E8M0 scale (NOT_IMPLEMENTED), so MXFP8 runs with FLOAT scales; no
+               FLOAT4E2M1 output at all (NOT_IMPLEMENTED, as in the QDQ rows), so MXFP4 and
+               NVFP4 show "-"; absmax i8 runs. The "ORT scales" column names the scale input
+               ORT took.
+  numpy        the rules written out as users write them (vectorized numpy + ml_dtypes,
+               allocating; codes unpacked, one per byte). MX: x as [rows, 128, 32],
+               amax = np.abs(x).max(-1, keepdims=True), e = np.clip(np.floor(np.log2(amax))
+               - emax, -127, 127) (log2(0) = -inf clips to -127), scale = np.exp2(e),
+               codes = np.clip(x / scale, -M, M).astype(float8_e4m3fn | float4_e2m1fn),
+               scales (e + 127).astype(uint8). NVFP4: g = max(np.abs(x).max() / 2688,
+               2^-126) (1 for an all-zero x), s = np.clip(amax_b / (6 * g), 2^-9,
+               448).astype(float8_e4m3fn), codes = np.clip(x / (s * g), -6, 6).astype(
+               float4_e2m1fn). absmax: s = max(np.abs(x).max() / 127, 2^-126),
+               np.clip(np.rint(x / s), -128, 127).astype(int8). Where numpy's bits differ
+               from the library's by construction: np.log2 in float32 rounds up to k for
+               float32 amax a few ulps below 2^k (k <= -2 or k >= 3: e one too large;
+               practically never with 32 N(0, 1) values); NVFP4's block scale rounds three
+               times in numpy (6 * g, the float32 quotient, E4M3) where the library rounds
+               the exact quotient once: a float32 quotient on an E4M3 midpoint (168.0
+               between 160 and 176) from an exact one just off it goes the other way (3 of
+               the 1,048,576 block scales at 16M elements, and 10 codes of their blocks);
+               NaN or infinity (none in this data): numpy's scale of a NaN block is
+               `(NaN + 127).astype(uint8)` (0 on x86), of an infinite block 0xFE, where the
+               library writes the NaN scale 0xFF, and np.abs(x).max() takes them into
+               NVFP4's / absmax's tensor scale, which the library leaves them out of.
+  memcpy       of (x + codes (packed) + scales (+ g) bytes) / 2.
+The MX cross-check counts elements whose bits differ from the C API's output, per part
+(codes, scales, NVFP4's tensor scale; ORT: the codes, its scales being an input), in the
+table and one line per row under it; reported, never fatal.
 
 Writes peers.md (tables, machine, date, versions) and peers.png (bar chart, log-scale
 ns/element) into the --out directory (default bench/results); prints the markdown to stdout.
@@ -378,6 +438,97 @@ QDQ_NOTES = [
 ]
 
 
+# --------------------------------------------------------------------------- MX rows
+
+# Block-scaled quantization with the scales computed (include/tensorcast/block_scale.h): x is
+# the QDQ rows' [max(1, n // 4096), 4096] FLOAT tensor, blocks along the last axis.
+TC_SCALE_FLOOR = 0  # tc_block_scale_options.scale_rule: the OCP MX v1.0 rule
+E4M3_MIN = 2.0**-9  # FLOAT8E4M3FN's smallest subnormal (NVFP4's smallest block scale, 0x01)
+FLOAT_MIN = 2.0**-126  # the floor of computed FLOAT scales (NVFP4 tensor scale, absmax)
+
+
+@dataclass(frozen=True)
+class MxSpec:
+    label: str
+    fmt: int  # TC_FORMAT_* of tensorcast_c.h (0: absmax, which takes a code type)
+    name: str  # the format's name (tc_block_format_name), the package's fmt argument
+    code_type: int  # the codes' ONNX type
+    scale_type: int  # the scales' ONNX type: FLOAT8E8M0 (MX), FLOAT8E4M3FN (NVFP4), FLOAT
+    block: int  # elements per scale along the last axis; 0: one scale per tensor
+    emax: int  # MX: the exponent of the element format's largest value
+    qmax: float  # the element format's largest value
+
+
+MX_SPECS = {
+    "mxfp8_e4m3": MxSpec(
+        "MXFP8 e4m3", 1, "mxfp8_e4m3", TP.FLOAT8E4M3FN, TP.FLOAT8E8M0, 32, 8, 448.0
+    ),
+    "mxfp4": MxSpec("MXFP4 e2m1", 5, "mxfp4", TP.FLOAT4E2M1, TP.FLOAT8E8M0, 32, 2, 6.0),
+    "nvfp4": MxSpec("NVFP4 e2m1", 6, "nvfp4", TP.FLOAT4E2M1, TP.FLOAT8E4M3FN, 16, 0, 6.0),
+    "absmax": MxSpec("absmax i8", 0, "absmax", TP.INT8, F32, 0, 0, 127.0),
+}
+
+
+@dataclass
+class MxPair:
+    """A block-scaled quantization row: FLOAT -> codes and their computed scales."""
+
+    kind: str  # a key of MX_SPECS
+    group = "mx"  # `--pairs mx` selects every MX row (class attributes, not fields)
+    is_split = False
+    has_string = False
+    has_arrow = False
+
+    @property
+    def spec(self):
+        return MX_SPECS[self.kind]
+
+    @property
+    def label(self):
+        return self.spec.label
+
+    @property
+    def src(self):
+        return F32
+
+    @property
+    def dst(self):
+        return self.spec.code_type
+
+
+MX_PAIRS = [MxPair(k) for k in MX_SPECS]
+# Notes under the MX table: (label prefix, text), shown when a row's label starts with the
+# prefix (differences by definition and gaps of the peers).
+MX_NOTES = [
+    (
+        "MXFP",
+        "MXFP8 / MXFP4, numpy: `np.floor(np.log2(amax))` in float32 rounds log2 up to the "
+        "integer k for the few float32 amax a few ulps below 2^k with k <= -2 or k >= 3 "
+        "(amax just below 0.25, 8, 16, ...), giving e one too large (scale code + 1, codes one bit "
+        "coarser) where the library takes amax's exponent bits; a block of 32 N(0, 1) values "
+        "practically never has such an amax, so 0 is expected here. A block holding a NaN "
+        "(numpy: scale `(NaN + 127).astype(uint8)`, undefined, 0 on x86) or an infinity "
+        "(numpy: e clipped to 127, code 0xFE, and its finite elements 0) differs from the "
+        "library's NaN scale 0xFF; the data here has neither.",
+    ),
+    (
+        "NVFP4",
+        "NVFP4, numpy: the block scale is `(amax_b / (6 * g))` in float32 (two roundings: "
+        "6 * g, then the quotient) cast to E4M3FN (a third), where the library rounds the "
+        "exact quotient once; they differ only when the float32 quotient lands on an E4M3 "
+        "rounding boundary the exact one misses (rare; then the scale code differs by one "
+        "and its block's codes may too): e.g. a float32 quotient of exactly 168.0, the "
+        "midpoint of 160 and 176 (ties to even: 160), from an exact 168.0000028 (176). "
+        "numpy's tensor scale is `np.abs(x).max()`, which "
+        "a NaN or an infinity would poison (the library leaves them out); none here.",
+    ),
+    (
+        "absmax",
+        "absmax i8, numpy: `np.clip(np.rint(x / s), -128, 127).astype(np.int8)` is ONNX's "
+        "QuantizeLinear exactly (NaN aside: undefined in numpy's astype, 0 in the library).",
+    ),
+]
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -557,6 +708,37 @@ class Package:
             return call, lambda: out
         return call, lambda: onnx_bytes(out, pair.dst)
 
+    def has_mx(self):
+        return hasattr(self.tc, "quantize_mx")
+
+    def mx_fn(self, pair, case):
+        """(call, result) of the package's block-scaled quantization into preallocated
+        buffers, threads=1: `tc.quantize_mx(x, fmt, block_size=, out=, scales_out=, threads=1)`
+        (MXFP4: packed=True into uint8 bytes, ONNX's layout), `tc.quantize_nvfp4(x,
+        packed=True, out=, scales_out=, threads=1)` (the tensor scale computed) and
+        `tc.quantize_absmax(x, INT8, out=, threads=1)` (per tensor). result() gives mx_parts."""
+        spec, x, n = pair.spec, case.x, case.x.size
+        name = {"nvfp4": "quantize_nvfp4", "absmax": "quantize_absmax"}.get(pair.kind)
+        fn = getattr(self.tc, name or "quantize_mx", None)
+        if fn is None:
+            raise Unsupported(f"tensorcast: the package has no {name}")
+        kw = {"threads": 1}
+        if is_packed(spec.code_type):
+            kw["out"] = np.empty(storage_bytes(spec.code_type, n), np.uint8)
+            kw["packed"] = True
+        else:
+            kw["out"] = np.empty(x.shape, TYPES[spec.code_type][2])
+        if pair.kind == "absmax":
+            call = self._checked(lambda: fn(x, spec.code_type, **kw))
+            return call, lambda: mx_parts(pair, n, kw["out"], call()[1])
+        kw["scales_out"] = np.empty(case.scale_shape, TYPES[spec.scale_type][2])
+        if pair.kind == "nvfp4":
+            call = self._checked(lambda: fn(x, **kw))
+            return call, lambda: mx_parts(pair, n, kw["out"], kw["scales_out"], call()[2])
+        args = (x, spec.name)
+        call = self._checked(lambda: fn(*args, block_size=spec.block, **kw))
+        return call, lambda: mx_parts(pair, n, kw["out"], kw["scales_out"])
+
 
 # --------------------------------------------------------------------------- tensorcast (C API)
 
@@ -598,6 +780,16 @@ class TcQuantizeOptions(ctypes.Structure):
         ("output_dtype", ctypes.c_int32),
         ("saturate", ctypes.c_int),
         ("precision", ctypes.c_int32),
+        ("runner", ctypes.c_void_p),
+    ]
+
+
+class TcBlockScaleOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("axis", ctypes.c_int64),
+        ("block_size", ctypes.c_int64),
+        ("scale_rule", ctypes.c_int32),
         ("runner", ctypes.c_void_p),
     ]
 
@@ -658,6 +850,41 @@ class CApi:
                     c.POINTER(TcError),
                 ]
                 fn.restype = c.c_int
+        # Block-scaled quantization (tc_quantize_mx, tc_quantize_nvfp4, tc_quantize_absmax),
+        # absent from libraries before it; each is looked up when its row runs.
+        if hasattr(lib, "tc_quantize_mx"):
+            lib.tc_quantize_mx.argtypes = [
+                c.c_void_p,  # const tc_tensor* x
+                c.c_int32,  # format
+                c.c_void_p,  # codes
+                c.c_void_p,  # scales
+                c.c_void_p,  # const tc_block_scale_options*
+                c.POINTER(TcError),
+            ]
+            lib.tc_quantize_mx.restype = c.c_int
+        if hasattr(lib, "tc_quantize_nvfp4"):
+            lib.tc_quantize_nvfp4.argtypes = [
+                c.c_void_p,  # x
+                c.c_void_p,  # codes
+                c.c_void_p,  # scales
+                c.c_void_p,  # float* global_scale
+                c.c_int,  # global_scale_given
+                c.c_void_p,  # options
+                c.POINTER(TcError),
+            ]
+            lib.tc_quantize_nvfp4.restype = c.c_int
+        if hasattr(lib, "tc_quantize_absmax"):
+            lib.tc_quantize_absmax.argtypes = [
+                c.c_void_p,  # x
+                c.c_int32,  # code_type
+                c.c_int,  # per_channel
+                c.c_int64,  # axis
+                c.c_void_p,  # codes
+                c.c_void_p,  # float* scales
+                c.c_void_p,  # const tc_runner* (NULL: the calling thread)
+                c.POINTER(TcError),
+            ]
+            lib.tc_quantize_absmax.restype = c.c_int
         lib.tc_version_string.restype = c.c_char_p
         lib.tc_version_string.argtypes = []
         lib.tc_active_target.restype = c.c_char_p
@@ -789,6 +1016,45 @@ class CApi:
 
         call()
         return call, lambda: out
+
+    def mx_fn(self, pair, case):
+        """(call, result): tc_quantize_mx (floor rule, block 32) / tc_quantize_nvfp4 (tensor
+        scale computed) / tc_quantize_absmax (INT8, per tensor) with a NULL runner (the
+        calling thread) into preallocated buffers: codes in ONNX's layout (FLOAT4E2M1 packed),
+        scales as the library writes them. result() gives mx_parts."""
+        spec, n = pair.spec, case.x.size
+        name = {"nvfp4": "tc_quantize_nvfp4", "absmax": "tc_quantize_absmax"}.get(
+            pair.kind, "tc_quantize_mx"
+        )
+        if not hasattr(self.lib, name):
+            raise Unsupported(f"C API: this libtensorcast_c has no {name}")
+        fn = getattr(self.lib, name)
+        dims = np.array(case.x.shape, np.int64)
+        x = TcTensor(ptr(case.x), F32, ptr(dims), dims.size)
+        codes = np.zeros(storage_bytes(spec.code_type, n), np.uint8)
+        opts = TcBlockScaleOptions(ctypes.sizeof(TcBlockScaleOptions), -1, spec.block, 0, None)
+        g = None
+        if pair.kind == "absmax":
+            scales = np.zeros(1, np.float32)
+            args = (ctypes.addressof(x), spec.code_type, 0, 0, ptr(codes), ptr(scales), None)
+        else:
+            scales = np.zeros(case.scale_shape, np.uint8)
+            if pair.kind == "nvfp4":
+                g = np.zeros(1, np.float32)
+                args = (ctypes.addressof(x), ptr(codes), ptr(scales), ptr(g), 0)
+            else:
+                args = (ctypes.addressof(x), spec.fmt, ptr(codes), ptr(scales))
+            args += (ctypes.addressof(opts),)
+        args += (self.eref,)
+        keep = (case, dims, x, codes, scales, g, opts)
+
+        def call():
+            _ = keep
+            if fn(*args):
+                raise self._fail(f"{name} ({pair.label})")
+
+        call()
+        return call, lambda: mx_parts(pair, n, codes, scales, g)
 
 
 # --------------------------------------------------------------------------- ONNX Runtime
@@ -957,6 +1223,72 @@ def ort_qdq_fn(pair, case):
             msg = "no CPU kernel (NOT_IMPLEMENTED)"
         raise Unsupported(f"ORT: {msg[:120]}") from None
     return call, lambda: out
+
+
+def ort_mx_fn(pair, case, ref):
+    """(call, result) for ORT's QuantizeLinear fed with precomputed scales (`ref`: the
+    mx_parts of the C API's output, else numpy's; computed once, not timed): a one-node
+    model, x and the scales as graph inputs bound with IOBinding, output_dtype the codes'
+    type (blocked rows: axis 1, block_size of the format). MX rows try the E8M0 scale codes
+    first (FLOAT8E8M0 scale, precision FLOAT, opset 25), then the same scales decoded to
+    FLOAT (2^e, exact); NVFP4 binds S = fl(E4M3 value * g), the FLOAT block scales its codes
+    are QuantizeLinear of; absmax the FLOAT scale. case.ort_scales records the scale input
+    ORT took. result() gives the codes only (the scales are ORT's input)."""
+    spec, shape = pair.spec, list(case.x.shape)
+    attrs = {"output_dtype": spec.code_type}
+    if spec.block:
+        attrs.update(axis=1, block_size=spec.block)
+    if spec.scale_type == F32:
+        sshape, floats = [], ref["scales"].view(np.float32).reshape(())
+    else:
+        codes = ref["scales"].view(TYPES[spec.scale_type][2]).reshape(case.scale_shape)
+        floats = codes.astype(np.float32)  # E8M0 2^e / E4M3 values, exact in FLOAT
+        if pair.kind == "nvfp4":
+            floats = floats * ref["tensor scale"].view(np.float32)[0]
+        sshape = list(case.scale_shape)
+    floats = np.ascontiguousarray(floats, np.float32)
+    # (scale type, buffer, extra attributes, opsets) in the order tried
+    tries = [(F32, floats, {}, ORT_OPSETS)]
+    if spec.scale_type == TP.FLOAT8E8M0:
+        e8m0 = np.ascontiguousarray(ref["scales"]).reshape(case.scale_shape)
+        tries.insert(0, (TP.FLOAT8E8M0, e8m0, {"precision": F32}, (25,)))
+    refused, scale_name = [], {F32: "FLOAT", TP.FLOAT8E8M0: "FLOAT8E8M0"}
+    for stype, sbuf, extra_attrs, opsets in tries:
+        node_attrs = {**attrs, **extra_attrs}
+        try:
+            sess = ort_session(
+                lambda opset, a=node_attrs: (
+                    helper.make_node("QuantizeLinear", ["x", "s"], ["y0"], **a),
+                    shape,
+                    shape,
+                ),
+                F32,
+                [spec.code_type],
+                opset_candidates=opsets,
+                extra_inputs=[("s", stype, sshape)],
+            )
+            io = sess.io_binding()
+            io.bind_input("x", "cpu", 0, F32, shape, ptr(case.x))
+            io.bind_input("s", "cpu", 0, stype, sshape, ptr(sbuf))
+            out = np.zeros(storage_bytes(spec.code_type, case.x.size), np.uint8)
+            io.bind_output("y0", "cpu", 0, spec.code_type, shape, ptr(out))
+            keep = (case, sbuf, out)
+
+            def call(io=io, sess=sess, keep=keep):
+                _ = keep
+                sess.run_with_iobinding(io)
+
+            call()
+        except Exception as e:  # noqa: BLE001  (ORT raises several exception types)
+            msg = str(e).splitlines()[0].removeprefix("ORT: ")
+            if "NOT_IMPLEMENTED" in msg:
+                msg = "no CPU kernel (NOT_IMPLEMENTED)"
+            refused.append(f"{scale_name[stype]} scales: {msg[:120]}")
+            continue
+        case.ort_scales = "; ".join([scale_name[stype]] + [f"refused {r}" for r in refused])
+        return call, lambda out=out: mx_parts(pair, case.x.size, out)
+    case.ort_scales = "; ".join(f"refused {r}" for r in refused)
+    raise Unsupported(f"ORT: {refused[-1]}")
 
 
 # --------------------------------------------------------------------------- pyarrow
@@ -1215,12 +1547,146 @@ def qdq_makers(pair, case, pkg, capi):
     return makers
 
 
+@dataclass
+class MxCase:
+    """The input of an MX row: x, FLOAT [rows, QDQ_COLS], and the shape of its scales."""
+
+    x: np.ndarray
+    scale_shape: tuple  # [rows, 4096 / block] (per tensor: ())
+    ort_scales: str = ""  # the scale input ORT took (set by ort_mx_fn)
+
+    def memcpy_bytes(self, pair):
+        """(x bytes + codes bytes (ONNX's layout) + scales bytes) / 2."""
+        spec = pair.spec
+        codes = storage_bytes(spec.code_type, self.x.size)
+        scales = int(np.prod(self.scale_shape)) * TYPES[spec.scale_type][1] // 8
+        if pair.kind == "nvfp4":
+            scales += 4  # the FLOAT tensor scale
+        return (self.x.nbytes + codes + scales) // 2
+
+
+def mx_case(pair, n):
+    """x: the seeded N(0, 1) values as [max(1, n // 4096), 4096] (the QDQ rows' x)."""
+    rows = max(1, n // QDQ_COLS)
+    x = base_normal(rows * QDQ_COLS).reshape(rows, QDQ_COLS)
+    block = pair.spec.block
+    scale_shape = (rows, -(-QDQ_COLS // block)) if block else ()
+    return MxCase(x, scale_shape)
+
+
+def mx_parts(pair, n, codes, scales=None, g=None):
+    """An MX row's output in comparable form: {"codes": per-element codes (uint8; FLOAT4E2M1
+    unpacked from ONNX's layout), "scales": the scales' bits (uint8 E8M0 / E4M3 codes, uint32
+    FLOAT), "tensor scale": NVFP4's FLOAT g (uint32 bits)}; parts given as None are left
+    out. codes: ONNX-layout bytes (uint8) or a numpy / ml_dtypes array of the codes' type."""
+    code = pair.spec.code_type
+    codes = np.ascontiguousarray(codes)
+    if not (codes.dtype == np.uint8 and codes.size == storage_bytes(code, n)):
+        codes = onnx_bytes(codes, code)
+    parts = {"codes": element_codes(codes.reshape(-1), code, n)}
+    if scales is not None:
+        if pair.spec.scale_type == F32:
+            parts["scales"] = np.asarray(scales, np.float32).reshape(-1).view(np.uint32)
+        else:
+            parts["scales"] = np.ascontiguousarray(scales).reshape(-1).view(np.uint8)
+    if g is not None:
+        parts["tensor scale"] = np.asarray(g, np.float32).reshape(-1).view(np.uint32)
+    return parts
+
+
+def mx_diff(a, b):
+    """{part: (elements whose bits differ, elements)} over the parts both outputs have."""
+    return {k: (int(np.count_nonzero(a[k] != b[k])), int(a[k].size)) for k in a if k in b}
+
+
+def numpy_mx(x, emax, qmax, dtype, block=32):
+    """The OCP MX floor rule written out as users write it (allocating): codes (dtype, x's
+    shape) and E8M0 scale codes (uint8, [..., blocks]). np.clip maps log2(0) = -inf (an
+    all-zero block) to e = -127."""
+    xb = x.reshape(*x.shape[:-1], -1, block)
+    amax = np.abs(xb).max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        e = np.clip(np.floor(np.log2(amax)) - emax, -127, 127)
+    scale = np.exp2(e).astype(np.float32)
+    codes = np.clip(xb / scale, -qmax, qmax).astype(dtype)
+    return codes.reshape(x.shape), (e + 127).astype(np.uint8)[..., 0]
+
+
+def numpy_nvfp4(x, block=16):
+    """NVFP4 written out (allocating): codes (float4_e2m1fn, unpacked), E4M3 block scales,
+    the FLOAT tensor scale g."""
+    amax_t = np.abs(x).max()
+    g = np.float32(1) if amax_t == 0 else np.maximum(amax_t / np.float32(6 * 448), FLOAT_MIN)
+    g = np.float32(g)
+    xb = x.reshape(*x.shape[:-1], -1, block)
+    amax = np.abs(xb).max(axis=-1, keepdims=True)
+    s = np.clip(amax / (6 * g), E4M3_MIN, 448).astype(ml_dtypes.float8_e4m3fn)
+    big_s = s.astype(np.float32) * g
+    codes = np.clip(xb / big_s, -6, 6).astype(ml_dtypes.float4_e2m1fn)
+    return codes.reshape(x.shape), s[..., 0], g
+
+
+def numpy_absmax_i8(x):
+    """absmax INT8 per tensor written out (allocating): codes (int8) and the FLOAT scale."""
+    amax = np.abs(x).max()
+    scale = np.float32(1) if amax == 0 else np.maximum(amax / np.float32(127), FLOAT_MIN)
+    scale = np.float32(scale)
+    return np.clip(np.rint(x / scale), -128, 127).astype(np.int8), scale
+
+
+def numpy_mx_fn(pair, case):
+    """(call, result) of numpy_mx / numpy_nvfp4 / numpy_absmax_i8 on the row's x."""
+    spec, x, n = pair.spec, case.x, case.x.size
+    if pair.kind == "nvfp4":
+        call = lambda: numpy_nvfp4(x, spec.block)  # noqa: E731
+    elif pair.kind == "absmax":
+        call = lambda: numpy_absmax_i8(x)  # noqa: E731
+    else:
+        dtype = TYPES[spec.code_type][2]
+        call = lambda: numpy_mx(x, spec.emax, spec.qmax, dtype, spec.block)  # noqa: E731
+    return call, lambda: mx_parts(pair, n, *call())
+
+
+def mx_makers(pair, case, pkg, capi):
+    """The C API first (the reference of the cross-check), then the package when it has
+    quantize_mx, ORT (fed with the C API's scales, else numpy's), numpy."""
+    makers = {}
+    if capi is not None:
+        makers["C API"] = lambda: capi.mx_fn(pair, case)
+    elif pkg is not None:
+
+        def no_capi():
+            raise Unsupported("C API: pass --lib build/lib/libtensorcast_c.so")
+
+        makers["C API"] = no_capi
+    if pkg is not None and pkg.has_mx():
+        makers["tensorcast"] = lambda: pkg.mx_fn(pair, case)
+
+    def ort():
+        ref = None
+        if capi is not None:
+            try:
+                ref = capi.mx_fn(pair, case)[1]()
+            except Unsupported:
+                pass
+        if ref is None:
+            ref = numpy_mx_fn(pair, case)[1]()
+        return ort_mx_fn(pair, case, ref)
+
+    makers["ORT"] = ort
+    makers["numpy"] = lambda: numpy_mx_fn(pair, case)
+    return makers
+
+
 def makers_of(pair, n, pkg, capi):
     """(makers, native input, ONNX-layout source bytes, element count) of a pair at ~n.
     QDQ rows: the QdqCase as the native input."""
     if isinstance(pair, QdqPair):
         case = qdq_case(pair, n)
         return qdq_makers(pair, case, pkg, capi), case, case.src_bytes, case.x.size
+    if isinstance(pair, MxPair):
+        case = mx_case(pair, n)
+        return mx_makers(pair, case, pkg, capi), case, case.x.view(np.uint8), case.x.size
     native, src_bytes = make_source(pair, n)
     if pair.is_split:
         return split_makers(pair, native, pkg, capi), native, src_bytes, native.size
@@ -1262,6 +1728,7 @@ class Row:
         default_factory=dict
     )  # peer -> (count, n); "tc variants" -> {impl: count}
     memcpy_bytes: int = 0
+    info: str = ""  # MX rows: the scale input ORT took
 
 
 def fmt_mismatch(v, n):
@@ -1282,7 +1749,7 @@ def run_row(pair, n, pkg, capi, args):
     main = ref = None
     # The output the others are compared with: the package's; QDQ rows: the C API's (the
     # package may lack quantize_linear), else the package's.
-    main_impls = ("C API", "tensorcast") if isinstance(pair, QdqPair) else ("tensorcast",)
+    main_impls = ("C API", "tensorcast") if isinstance(pair, (QdqPair, MxPair)) else ("tensorcast",)
     for impl, make in makers.items():
         try:
             call, result = make()
@@ -1301,6 +1768,9 @@ def run_row(pair, n, pkg, capi, args):
             ref = out
         if main is None:
             continue
+        if isinstance(pair, MxPair):  # {part: (count, elements)} (codes, scales, g)
+            row.mismatch[CHECK_KEY[impl]] = mx_diff(main, out)
+            continue
         count = count_diff(pair, main, out, n)
         if CHECK_KEY[impl] == "tc variants":
             row.mismatch.setdefault("tc variants", {})[impl] = count
@@ -1310,7 +1780,10 @@ def run_row(pair, n, pkg, capi, args):
         row.ns["tc alloc"] = row.ns["tensorcast"]  # tc.split allocates: one call, both columns
 
     # memcpy of (source + destination bytes) / 2
-    if isinstance(pair, QdqPair):
+    if isinstance(pair, MxPair):
+        row.memcpy_bytes = native.memcpy_bytes(pair)
+        row.info = native.ort_scales
+    elif isinstance(pair, QdqPair):
         row.memcpy_bytes = native.memcpy_bytes(pair)
     elif pair.is_split:
         row.memcpy_bytes = native.nbytes  # reads x.nbytes, writes x.nbytes
@@ -1462,7 +1935,8 @@ def package_vs_capi(rows):
 
 def render(rows, overheads, pkg, capi, args, elapsed):
     qdq_rows = [r for r in rows if isinstance(r.pair, QdqPair)]
-    rows = [r for r in rows if not isinstance(r.pair, QdqPair)]
+    mx_rows = [r for r in rows if isinstance(r.pair, MxPair)]
+    rows = [r for r in rows if not isinstance(r.pair, (QdqPair, MxPair))]
     lines = []
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines.append("## tensorcast vs ONNX Runtime, pyarrow, ml_dtypes and numpy (one thread)")
@@ -1477,6 +1951,8 @@ def render(rows, overheads, pkg, capi, args, elapsed):
         lines.append("")
     if qdq_rows:
         lines += render_qdq(qdq_rows, args)
+    if mx_rows:
+        lines += render_mx(mx_rows, args)
     if overheads:
         lines += render_overhead(overheads)
     return "\n".join(lines)
@@ -1737,6 +2213,147 @@ def render_qdq(rows, args):
     return lines
 
 
+# The MX table: implementations (C API first: the reference), their column titles.
+MX_IMPLS = QDQ_IMPLS
+MX_MEMCPY_RATIOS = QDQ_MEMCPY_RATIOS
+MX_RATIOS = [
+    ("numpy/C API", "numpy", "C API"),
+    ("ORT/C API", "ORT", "C API"),
+    ("package/C API", "tensorcast", "C API"),
+]
+MX_CHECKED = QDQ_CHECKED
+
+
+def fmt_mx_mismatch(parts):
+    """{part: (count, elements)} -> "0", or the parts that differ with their share."""
+    bad = [f"{k} {c} ({100.0 * c / m:.3g}%)" for k, (c, m) in parts.items() if c]
+    return "; ".join(bad) if bad else "0"
+
+
+def render_mx(rows, args):
+    """The block-scaled quantization table (MX, NVFP4, absmax), its cross-check lines and
+    notes."""
+    lines = ["### Block-scaled quantization with the scales computed (one thread)", ""]
+    lines.append(
+        "- x: the seeded N(0, 1) FLOAT values as a [n / 4096, 4096] tensor (the QDQ rows' "
+        "x), blocks along the last axis. MXFP8 e4m3: FLOAT8E4M3FN codes and one FLOAT8E8M0 "
+        "scale per 32 elements, floor rule (OCP MX v1.0: e = floor(log2(amax)) - 8); MXFP4 "
+        "e2m1: FLOAT4E2M1 codes (emax 2) and E8M0 scales likewise; NVFP4 e2m1: FLOAT4E2M1 "
+        "codes, one FLOAT8E4M3FN scale per 16 elements and a computed FLOAT tensor scale; "
+        "absmax i8: INT8 codes, one FLOAT scale per tensor (amax / 127)."
+    )
+    lines.append(
+        f"- ns/element: median of {args.samples} samples (each >= "
+        f"{args.min_sample * 1e3:.0f} ms). C API = tc_quantize_mx / tc_quantize_nvfp4 / "
+        "tc_quantize_absmax via ctypes (NULL runner: one thread) into preallocated codes and "
+        "scales (FLOAT4E2M1 packed two per byte); package = `tc.quantize_mx(x, fmt, "
+        "block_size=, out=, scales_out=, threads=1)` / `tc.quantize_nvfp4` / "
+        "`tc.quantize_absmax` into preallocated buffers (only when the installed package "
+        "has quantize_mx); numpy = the rule written out with numpy + ml_dtypes as users "
+        "write it, allocating (codes unpacked, one per byte). C API, package and numpy "
+        "compute the scales and the codes."
+    )
+    lines.append(
+        "- ORT = QuantizeLinear (opset 25; blocked: axis 1, block_size 32 / 16; "
+        "output_dtype the codes' type) with the scales PRECOMPUTED, outside the timing (the "
+        "C API's, numpy's without --lib): its time is the codes only, not the scales. MX: "
+        "E8M0 scale input tried first (precision FLOAT), then the scales decoded to FLOAT "
+        "(2^e, exact); NVFP4: the FLOAT block scales S = E4M3 value * g; absmax: the FLOAT "
+        "scale. Column `ORT scales`: the scale input ORT took (and what it refused). `-`: "
+        "no CPU kernel (see below)."
+    )
+    lines.append(
+        "- x memcpy = t_memcpy / t, memcpy of (x + codes + scales bytes) / 2 (codes in "
+        "ONNX's packed layout). Ratios t_peer / t_C API (> 1: tensorcast faster). "
+        "Mismatches: elements whose bits differ from the C API's output, per part (codes, "
+        "scales, NVFP4's tensor scale; ORT: codes only, its scales being the C API's); "
+        "package: one library, a difference is a bug."
+    )
+    lines.append("")
+    impls = shown(rows, list(MX_IMPLS))
+    mem_ratios = [i for i in MX_MEMCPY_RATIOS if i in impls]
+    ratios = [r for r in MX_RATIOS if r[1] in impls and r[2] in impls]
+    checked = [k for k in MX_CHECKED if any(k in r.mismatch for r in rows)]
+    head = (
+        ["row", "elements"]
+        + [f"{MX_IMPLS[i]} ns/el" for i in impls]
+        + [f"{MX_IMPLS[i]} x memcpy" for i in mem_ratios]
+        + [title for title, _, _ in ratios]
+        + ["ORT scales"]
+        + [f"mismatch vs {MX_CHECKED[k]}" for k in checked]
+    )
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    footnotes = {}
+
+    def no_kernel(row):
+        v = row.ns.get("ORT")
+        return isinstance(v, str) and "NOT_IMPLEMENTED" in v
+
+    def cell_ns(row, impl):
+        v = row.ns.get(impl)
+        if v is None or (impl == "ORT" and no_kernel(row)):
+            return "-"  # ORT without a kernel: "-", explained under the table
+        if isinstance(v, str):
+            footnotes.setdefault(v, len(footnotes) + 1)
+            return f"n/a [m{footnotes[v]}]"
+        return num(v / row.n)
+
+    def ratio(a, b):
+        return num(a / b, 3) if isinstance(a, float) and isinstance(b, float) else "-"
+
+    for row in rows:
+        ns = row.ns
+        cells = [row.pair.label, f"{row.n:,}"]
+        cells += [cell_ns(row, i) for i in impls]
+        cells += [ratio(ns.get("memcpy"), ns.get(i)) for i in mem_ratios]
+        cells += [ratio(ns.get(a), ns.get(b)) for _, a, b in ratios]
+        cells.append("-" if no_kernel(row) else (row.info.split(";")[0] or "-"))
+        cells += [fmt_mx_mismatch(row.mismatch[k]) if k in row.mismatch else "-" for k in checked]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for text, i in footnotes.items():
+        lines.append(f"[m{i}] {text}")
+    if footnotes:
+        lines.append("")
+    lines.append("Cross-check (elements whose bits differ from the C API's / elements):")
+    lines.append("")
+    for row in rows:
+        checks = []
+        for k in checked:
+            if k in row.mismatch:
+                parts = ", ".join(
+                    f"{part} {c:,} / {m:,}" for part, (c, m) in row.mismatch[k].items()
+                )
+                checks.append(f"{MX_CHECKED[k]}: {parts}")
+        if "C API" not in row.ns or isinstance(row.ns["C API"], str):
+            checks = ["no C API output to compare with"]
+        lines.append(f"- {row.pair.label}, {row.n:,} elements: " + ("; ".join(checks) or "-"))
+    lines.append("")
+    notes = [
+        f"- {text}"
+        for prefix, text in MX_NOTES
+        if any(r.pair.label.startswith(prefix) for r in rows)
+    ]
+    refused = {}
+    for r in rows:
+        for part in r.info.split("; "):
+            if part.startswith("refused "):
+                refused.setdefault(part[len("refused ") :], []).append(r.pair.label)
+    for reason, labels in refused.items():
+        notes.append(
+            f"- ORT refused {reason} (QuantizeLinear; FLOAT8E8M0 scales tried at opset 25 "
+            f"with precision FLOAT, FLOAT scales at opsets {', '.join(map(str, ORT_OPSETS))}"
+            "): " + ", ".join(dict.fromkeys(labels)) + "."
+        )
+    if notes:
+        lines.append("Known differences and gaps (by definition, not errors):")
+        lines.append("")
+        lines += notes
+        lines.append("")
+    return lines
+
+
 def render_overhead(overheads):
     """The per-call overhead table: [(pair label, [(n, {impl: ns})])]."""
     impls = [
@@ -1769,7 +2386,8 @@ def chart(rows, path, title):
     import matplotlib.pyplot as plt
 
     qdq_rows = [r for r in rows if isinstance(r.pair, QdqPair)]
-    rows = [r for r in rows if not isinstance(r.pair, QdqPair)]
+    mx_rows = [r for r in rows if isinstance(r.pair, MxPair)]
+    rows = [r for r in rows if not isinstance(r.pair, (QdqPair, MxPair))]
     str_sizes = sorted({r.n for r in rows if r.pair.has_string})
     # A run of string pairs only (--pairs string) charts them by their own sizes.
     sizes = sorted({r.n for r in rows if not r.pair.has_string}) or str_sizes
@@ -1788,6 +2406,13 @@ def chart(rows, path, title):
             f"QuantizeLinear / DequantizeLinear, {size:,} elements ({size // 1024}K), one thread"
         )
         groups.append((panel, sel, shown(qdq_rows, list(QDQ_IMPLS))))
+    for size in sorted({r.n for r in mx_rows}):
+        sel = [r for r in mx_rows if r.n == size]
+        panel = (
+            "Block-scaled quantization, scales computed (MX, NVFP4, absmax), "
+            f"{size:,} elements ({size // 1024}K), one thread"
+        )
+        groups.append((panel, sel, shown(mx_rows, list(MX_IMPLS))))
     colors = {
         "tensorcast": "#1f77b4",
         "tc alloc": "#aec7e8",
@@ -1887,7 +2512,9 @@ def main():
         default="",
         help="comma-separated substrings of pair labels to run (default: all); 'qdq': "
         "every QuantizeLinear / DequantizeLinear row ('ql', 'dq', 'ql i8', 'block 32': "
-        "substrings of their labels, e.g. 'QL i8 block 32')",
+        "substrings of their labels, e.g. 'QL i8 block 32'); 'mx': every block-scaled "
+        "row ('mxfp', 'nvfp4', 'absmax': substrings of 'MXFP8 e4m3', 'MXFP4 e2m1', "
+        "'NVFP4 e2m1', 'absmax i8')",
     )
     ap.add_argument(
         "--overhead-pairs",
@@ -1944,14 +2571,14 @@ def main():
     wanted = [w.strip().lower() for w in args.pairs.split(",") if w.strip()]
     pairs = [
         p
-        for p in PAIRS + QDQ_PAIRS
+        for p in PAIRS + QDQ_PAIRS + MX_PAIRS
         if not wanted or any(w in p.label.lower() or w == getattr(p, "group", None) for w in wanted)
     ]
     overhead_labels = {w.strip().lower() for w in args.overhead_pairs.split(",") if w.strip()}
     overhead_pairs = [  # Cast and Split only
         p
         for p in pairs
-        if not isinstance(p, QdqPair)
+        if not isinstance(p, (QdqPair, MxPair))
         and ("all" in overhead_labels or p.label.lower() in overhead_labels)
     ]
     start = time.perf_counter()
