@@ -287,30 +287,6 @@ Status Renamed(const char* fn, const Status& s) {
 
 // --- Statistics ----------------------------------------------------------------------------
 
-// The codes' largest magnitudes above and below zero and the half step beyond them: a
-// scaled value q saturated when round-half-even on the unbounded grid would leave the
-// range, i.e. |q| > edge, or |q| == edge and the tie rounds away from the largest code (its
-// last bit is odd).
-struct CodeRange {
-  double hi_edge, lo_edge;  // M + h, -(M' + h)
-  bool hi_tie_out, lo_tie_out;
-  bool Saturated(double q) const {
-    return q > hi_edge || (q == hi_edge && hi_tie_out) || q < lo_edge ||
-           (q == lo_edge && lo_tie_out);
-  }
-};
-
-CodeRange RangeOf(T code_type) {
-  switch (code_type) {
-    case T::kInt8: return {127.5, -128.5, true, false};       // 127 odd, -128 even
-    case T::kFloat8E4M3FN: return {464, -464, false, false};  // 448 = 1.110b * 2^8, step 32
-    case T::kFloat8E5M2: return {61440, -61440, true, true};  // 57344 = 1.11b * 2^15, step 8192
-    case T::kFloat6E2M3: return {7.75, -7.75, true, true};    // 7.5 = 1.111b * 2^2, step 0.5
-    case T::kFloat6E3M2: return {30, -30, true, true};        // 28 = 1.11b * 2^4, step 4
-    default: return {7, -7, true, true};                      // E2M1: 6 = 1.1b * 2^2, step 2
-  }
-}
-
 struct Partial {
   uint64_t nan = 0, inf = 0, saturated = 0, flushed = 0, n = 0;
   uint32_t amax = 0;

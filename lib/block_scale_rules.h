@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tensorcast/data_type.h"
+
 namespace tensorcast {
 
 constexpr uint8_t kE8M0NaN = 0xFF;
@@ -72,6 +74,31 @@ inline float QuotientByNaN(float x) {
   float r;
   std::memcpy(&r, &bits, sizeof r);
   return r;
+}
+
+// Saturation, for the statistics (tensorcast/stats.h). The codes' largest magnitudes above and
+// below zero and the half step beyond them: a scaled value q saturated when round-half-even on the
+// unbounded grid would leave the range, i.e. |q| > edge, or |q| == edge and the tie rounds away
+// from the largest code (its last bit is odd).
+struct CodeRange {
+  double hi_edge, lo_edge;  // M + h, -(M' + h)
+  bool hi_tie_out, lo_tie_out;
+  bool Saturated(double q) const {
+    return q > hi_edge || (q == hi_edge && hi_tie_out) || q < lo_edge ||
+           (q == lo_edge && lo_tie_out);
+  }
+};
+
+inline CodeRange RangeOf(DataType code_type) {
+  switch (code_type) {
+    case DataType::kInt8: return {127.5, -128.5, true, false};       // 127 odd, -128 even
+    case DataType::kFloat8E4M3FN: return {464, -464, false, false};  // 448 = 1.110b * 2^8, step 32
+    case DataType::kFloat8E5M2:
+      return {61440, -61440, true, true};  // 57344 = 1.11b * 2^15, step 8192
+    case DataType::kFloat6E2M3: return {7.75, -7.75, true, true};  // 7.5 = 1.111b * 2^2, step 0.5
+    case DataType::kFloat6E3M2: return {30, -30, true, true};      // 28 = 1.11b * 2^4, step 4
+    default: return {7, -7, true, true};  // FLOAT4E2M1: 6 = 1.1b * 2^2, step 2
+  }
 }
 
 // One chunk of a one-pass MX quantization of FLOAT x along its contiguous axis: x is the

@@ -19,6 +19,7 @@
 #include "tensorcast/data_type.h"
 #include "tensorcast/quantize.h"
 #include "tensorcast/split.h"
+#include "tensorcast/stats.h"
 #include "tensorcast/status.h"
 #include "tensorcast/strings.h"
 
@@ -276,6 +277,11 @@ int StructTooLarge(const char* arg, const char* type, size_t size, size_t ours, 
   return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
 }
 
+// tc_cast_stats is CastStats field for field (static_asserts below).
+tensorcast::CastStats* ToStats(tc_cast_stats* s) {
+  return reinterpret_cast<tensorcast::CastStats*>(s);
+}
+
 // tc_options (NULL: the defaults; a smaller struct_size: defaults for the fields it
 // lacks) into CastOptions; the runner is copied into *runner, which must outlive the call.
 int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runner, tc_error* err) {
@@ -293,6 +299,7 @@ int ReadOptions(const tc_options* in, CastOptions* out, tensorcast::Runner* runn
   if (has(offsetof(tc_options, runner), sizeof(const tc_runner*))) {
     out->runner = ToRunner(in->runner, runner);
   }
+  if (has(offsetof(tc_options, stats), sizeof(tc_cast_stats*))) out->stats = ToStats(in->stats);
   return TC_OK;
 }
 
@@ -415,6 +422,9 @@ int ReadBlockScaleOptions(const tc_block_scale_options* in, tensorcast::BlockSca
   if (has(offsetof(tc_block_scale_options, runner), sizeof(const tc_runner*))) {
     out->runner = ToRunner(in->runner, runner);
   }
+  if (has(offsetof(tc_block_scale_options, stats), sizeof(tc_cast_stats*))) {
+    out->stats = ToStats(in->stats);
+  }
   return TC_OK;
 }
 
@@ -424,6 +434,15 @@ int NullTensor(const char* fn, const char* argument, tc_error* err) {
   return Fill(err, TC_INVALID_ARGUMENT, m.data(), m.size(), 0);
 }
 
+#define TC_SAME_OFFSET(field) \
+  (offsetof(tensorcast::CastStats, field) == offsetof(tc_cast_stats, field))
+static_assert(sizeof(tensorcast::CastStats) == sizeof(tc_cast_stats) && TC_SAME_OFFSET(count) &&
+                  TC_SAME_OFFSET(nan_count) && TC_SAME_OFFSET(inf_count) &&
+                  TC_SAME_OFFSET(saturated) && TC_SAME_OFFSET(flushed) && TC_SAME_OFFSET(amax) &&
+                  TC_SAME_OFFSET(sum_squared_error) && TC_SAME_OFFSET(sum_squared_signal) &&
+                  TC_SAME_OFFSET(error_count),
+              "tc_cast_stats and tensorcast::CastStats must have the same layout");
+#undef TC_SAME_OFFSET
 static_assert(sizeof(tensorcast::Runner) == sizeof(tc_runner) &&
                   offsetof(tc_runner, run) == sizeof(void*),
               "tc_runner and tensorcast::Runner must have the same layout");
@@ -810,7 +829,8 @@ TC_API int tc_dequantize_nvfp4(const tc_tensor* codes, const void* scales, float
 }
 
 TC_API int tc_quantize_absmax(const tc_tensor* x, int32_t code_type, int per_channel, int64_t axis,
-                              void* codes, float* scales, const tc_runner* runner, tc_error* err) {
+                              void* codes, float* scales, const tc_runner* runner,
+                              tc_cast_stats* stats, tc_error* err) {
   return Guard(err, [&] {
     if (x == nullptr) return NullTensor("QuantizeAbsmax", "x", err);
     tensorcast::Runner r;
@@ -818,6 +838,7 @@ TC_API int tc_quantize_absmax(const tc_tensor* x, int32_t code_type, int per_cha
     o.per_channel = per_channel != 0;
     o.axis = axis;
     o.runner = ToRunner(runner, &r);
+    o.stats = ToStats(stats);
     return Report(
         tensorcast::QuantizeAbsmax(ToView(*x), static_cast<DataType>(code_type), codes, scales, o),
         err);

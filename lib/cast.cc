@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lib/cast_stats.h"
 #include "lib/check.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
@@ -122,7 +123,21 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
             const CastOptions& options) {
   return check::Guarded("Cast", [&]() -> Status {
     Status s = CheckCastArguments(src, src_type, dst, dst_type, count, options);
-    if (!s.ok() || count == 0) return s;
+    if (!s.ok()) return s;
+    if (options.stats != nullptr) {
+      if (src_type == DataType::kString || dst_type == DataType::kString) {
+        return Status(StatusCode::kInvalidArgument,
+                      "stats: statistics are computed for numeric pairs, not " +
+                          check::TypeLabel(src_type) + " -> " + check::TypeLabel(dst_type));
+      }
+      if (src == dst && count > 0) {
+        return Status(StatusCode::kInvalidArgument,
+                      "stats: the statistics read the source after the cast; src and dst are "
+                      "the same buffer");
+      }
+      *options.stats = CastStats();
+    }
+    if (count == 0) return s;
     if ((src_type == DataType::kString) != (dst_type == DataType::kString)) {
       if (src_type == DataType::kString) {
         text::TextColumn column;
@@ -133,11 +148,15 @@ Status Cast(const void* src, DataType src_type, void* dst, DataType dst_type, si
     }
     // A call too small for any pair to go parallel costs one comparison more than a call
     // without a runner.
-    if (options.runner != nullptr && count >= tuning::kParallelMinCount) {
-      const size_t chunk = ChunkElements(src_type, dst_type, count);
-      if (chunk != 0) return CastInChunks(src, src_type, dst, dst_type, count, options, chunk);
+    const size_t chunk = options.runner != nullptr && count >= tuning::kParallelMinCount
+                             ? ChunkElements(src_type, dst_type, count)
+                             : 0;
+    s = chunk != 0 ? CastInChunks(src, src_type, dst, dst_type, count, options, chunk)
+                   : CastOnThisThread(src, src_type, dst, dst_type, count, options);
+    if (s.ok() && options.stats != nullptr) {
+      cast_stats::Compute(src, src_type, dst, dst_type, count, options, options.stats);
     }
-    return CastOnThisThread(src, src_type, dst, dst_type, count, options);
+    return s;
   });
 }
 

@@ -2,6 +2,7 @@
  * IEEE 754 / docs/semantics.md, and every error path. A plain main(): each failed CHECK
  * prints its line and the exit code is non-zero. */
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1489,8 +1490,28 @@ static void test_block_scale(void) {
   /* absmax INT8 per tensor: scale 31 / 127; 31 -> 127, 16 -> round(65.55) = 66. */
   float s = 0;
   int8_t q[32];
-  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_INT8, 0, 0, q, &s, NULL, &err), TC_OK, NULL);
+  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_INT8, 0, 0, q, &s, NULL, NULL, &err), TC_OK, NULL);
   CHECK(s == 31.0f / 127.0f && q[31] == 127 && q[16] == 66);
+
+  /* Statistics of a plain cast: FLOAT -> FLOAT8E4M3FN; 1e6 and 500 lie beyond 464 (the
+   * rounding edge of 448), 1e-10 rounds to zero, NaN is counted and left out. */
+  const float sx[6] = {0.1f, 448.0f, 1e6f, NAN, 500.0f, 1e-10f};
+  uint8_t sy[6];
+  tc_cast_stats st;
+  tc_options so = TC_OPTIONS_INIT;
+  so.stats = &st;
+  EXPECT(tc_cast_ex(sx, TC_TYPE_FLOAT, sy, TC_TYPE_FLOAT8E4M3FN, 6, &so, &err), TC_OK, NULL);
+  CHECK(st.count == 6 && st.nan_count == 1 && st.inf_count == 0 && st.saturated == 2 &&
+        st.flushed == 1 && st.error_count == 5 && st.amax == 1e6);
+  CHECK(st.sum_squared_signal > st.sum_squared_error && st.sum_squared_error > 0);
+  EXPECT(tc_cast_ex(sx, TC_TYPE_FLOAT, (void*)sx, TC_TYPE_FLOAT, 6, &so, &err), TC_INVALID_ARGUMENT,
+         "stats: the statistics read the source");
+  /* MX with statistics: x = 0..31 into mxfp4 (scale 4): 31 / 4 = 7.75 is beyond 7, the
+   * edge of 6; 1 / 4 = 0.25 ties to 0 (flushed). */
+  o.stats = &st;
+  EXPECT(tc_quantize_mx(&tx, TC_FORMAT_MXFP4, codes, scales, &o, &err), TC_OK, NULL);
+  CHECK(st.count == 32 && st.saturated == 4 && st.flushed == 1 && st.amax == 31);
+  o.stats = NULL;
 
   /* Errors. */
   EXPECT(tc_quantize_mx(NULL, TC_FORMAT_MXFP4, codes, scales, &o, &err), TC_INVALID_ARGUMENT,
@@ -1503,7 +1524,7 @@ static void test_block_scale(void) {
          "options->struct_size");
   EXPECT(tc_dequantize_mx(&tc, scales, TC_FORMAT_MXFP8_E4M3, back, TC_TYPE_FLOAT, NULL, &err),
          TC_INVALID_ARGUMENT, "codes: type FLOAT4E2M1 (23)");
-  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_UINT8, 0, 0, q, &s, NULL, &err), TC_UNSUPPORTED,
+  EXPECT(tc_quantize_absmax(&tx, TC_TYPE_UINT8, 0, 0, q, &s, NULL, NULL, &err), TC_UNSUPPORTED,
          "neither INT8 nor FLOAT8E4M3FN");
 }
 

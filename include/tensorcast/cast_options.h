@@ -11,7 +11,8 @@
 
 namespace tensorcast {
 
-struct Runner;  // tensorcast/runner.h
+struct Runner;     // tensorcast/runner.h
+struct CastStats;  // tensorcast/stats.h
 
 // Rounding of float8e8m0 targets (Cast-24 `round_mode`). Other targets ignore it.
 enum class RoundMode : int { kUp = 0, kDown = 1, kNearest = 2 };
@@ -24,6 +25,10 @@ struct CastOptions {
   // Null: the call runs on the calling thread. Otherwise large calls are cut into tasks
   // that this runner executes (tensorcast/runner.h); the results are the same bits.
   const Runner* runner = nullptr;
+  // Non-null (numeric pairs only): filled in with the statistics of the conversion
+  // (tensorcast/stats.h), computed in one more pass over the source and the output after
+  // it; "saturated" there counts the inputs outside the target's range. Null: no cost.
+  CastStats* stats = nullptr;
 };
 
 // Parses the `round_mode` attribute: "up", "down" or "nearest" (exact spelling).

@@ -217,6 +217,22 @@ typedef struct tc_runner {
   int (*run)(void* opaque, size_t num_tasks, tc_task_fn task, void* task_ctx);
 } tc_runner;
 
+/* Statistics of a conversion, filled in on request (tensorcast/stats.h has the
+ * definitions): each element's exact source value x against the exact value y its output
+ * represents; sums in double, per chunk of 4096 elements in index order (the same bits for
+ * any runner). */
+typedef struct tc_cast_stats {
+  uint64_t count;            /* elements */
+  uint64_t nan_count;        /* NaN inputs */
+  uint64_t inf_count;        /* +-Inf inputs */
+  uint64_t saturated;        /* finite inputs outside the output's range */
+  uint64_t flushed;          /* non-zero finite inputs whose output is zero */
+  double amax;               /* the largest finite |x| */
+  double sum_squared_error;  /* sum of (y - x)^2 over finite x with finite y */
+  double sum_squared_signal; /* sum of x^2 over the same elements */
+  uint64_t error_count;      /* those elements */
+} tc_cast_stats;
+
 /* Options of tc_cast_ex / tc_cast_like_ex. NULL means TC_OPTIONS_INIT. A smaller
  * struct_size (an older caller) takes the defaults for the fields it lacks; a larger one
  * is TC_INVALID_ARGUMENT. */
@@ -225,10 +241,13 @@ typedef struct tc_options {
   int saturate;
   int round_mode;
   const tc_runner* runner; /* NULL: run on the calling thread only */
+  /* Non-NULL (numeric pairs; not in place): filled in with the conversion's statistics,
+   * one more pass over the source and the output; NULL: nothing is computed. */
+  tc_cast_stats* stats;
 } tc_options;
 
 #define TC_OPTIONS_INIT \
-  { sizeof(tc_options), 1, TC_ROUND_UP, NULL }
+  { sizeof(tc_options), 1, TC_ROUND_UP, NULL, NULL }
 
 /* tc_cast and tc_cast_like with options, a runner among them. With a runner, a
  * TC_PARSE_ERROR still names the first bad element in index order with every element
@@ -517,10 +536,11 @@ typedef struct tc_block_scale_options {
   int64_t block_size;      /* 0: the format's (32 MX, 16 NVFP4) */
   int32_t scale_rule;      /* TC_SCALE_FLOOR (default) or TC_SCALE_RCEIL; MX only */
   const tc_runner* runner; /* NULL: the calling thread only */
+  tc_cast_stats* stats;    /* quantizers: non-NULL is filled in (one more pass) */
 } tc_block_scale_options;
 
 #define TC_BLOCK_SCALE_OPTIONS_INIT \
-  { sizeof(tc_block_scale_options), -1, 0, TC_SCALE_FLOOR, NULL }
+  { sizeof(tc_block_scale_options), -1, 0, TC_SCALE_FLOOR, NULL, NULL }
 
 /* The format's name ("mxfp8_e4m3" .. "nvfp4"; NULL for another value), the element type
  * of its codes and the type of its block scales (0 for another value). */
@@ -551,9 +571,10 @@ TC_API int tc_dequantize_nvfp4(const tc_tensor* codes, const void* scales, float
                                void* y, int32_t y_type, const tc_block_scale_options* options,
                                tc_error* err);
 /* absmax: code_type INT8 or FLOAT8E4M3FN; scales: 1 FLOAT (per_channel 0) or
- * x->shape[axis] (per_channel 1). */
+ * x->shape[axis] (per_channel 1); stats: NULL, or filled in. */
 TC_API int tc_quantize_absmax(const tc_tensor* x, int32_t code_type, int per_channel, int64_t axis,
-                              void* codes, float* scales, const tc_runner* runner, tc_error* err);
+                              void* codes, float* scales, const tc_runner* runner,
+                              tc_cast_stats* stats, tc_error* err);
 
 #ifdef __cplusplus
 } /* extern "C" */
