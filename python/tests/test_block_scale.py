@@ -481,6 +481,26 @@ def test_quantize_absmax_matches_oracle(code_type, in_dtype):
     assert tc.quantize_absmax(tiny, code_type)[1] == np.float32(2.0**-126)
 
 
+def test_absmax_dequantizes_with_dequantize_linear():
+    """docs/python.md: absmax codes come back through dequantize_linear (per tensor: the 0-d
+    scale; per channel: axis=k), each value the exact product rounded once to float32."""
+    x = layout_input((3, 4, 70), 1, 7, "mxfp8_e4m3", np.float32, np.random.default_rng(7))
+    for code_type in ("int8", "float8_e4m3fn"):
+        for axis in (None, 0, 1, -1):
+            codes, scales = tc.quantize_absmax(x, code_type, axis=axis)
+            if axis is None:
+                y = tc.dequantize_linear(codes, scales)
+                s = scales.astype(np.float64)
+            else:
+                y = tc.dequantize_linear(codes, scales, axis=axis)
+                shape = [1] * x.ndim
+                shape[axis] = x.shape[axis]
+                s = scales.astype(np.float64).reshape(shape)
+            with np.errstate(over="ignore"):  # code 127 * fl(amax / 127) may pass float32's max
+                want = (codes.astype(np.float64) * s).astype(np.float32)  # exact, rounded once
+            assert_same_nan_aware(y, want, "%s %s" % (code_type, axis))
+
+
 @pytest.mark.parametrize(
     "spelling",
     ["int8", "INT8", np.int8, np.dtype("int8"), tc.DataType.INT8, 3, "tensor(int8)",
@@ -567,6 +587,28 @@ def test_inputs_in_any_layout():
     np.testing.assert_array_equal(
         bits(tc.dequantize_mx(strided_c[:, ::2], s, "mxfp6_e3m2")), bits(y)
     )
+
+
+def test_docs_python_md_example():
+    # the example of docs/python.md, "Block-scaled quantization"
+    x = np.array([0.1, -0.5, 3.0, 1000.0] * 8, np.float32)
+    codes, scales = tc.quantize_mx(x, "mxfp8_e4m3")
+    assert scales.dtype == E8M0 and scales.astype(float).tolist() == [2.0]
+    assert codes.dtype == E4M3 and codes[:4].astype(float).tolist() == [
+        0.05078125,
+        -0.25,
+        1.5,
+        448.0,
+    ]
+    y = tc.dequantize_mx(codes, scales, "mxfp8_e4m3")
+    assert y.dtype == np.float32 and y[:4].tolist() == [0.1015625, -0.5, 3.0, 896.0]
+    codes, scales = tc.quantize_mx(x, "mxfp8_e4m3", scale_rule="rceil")
+    assert scales.astype(float).tolist() == [4.0]
+    assert tc.dequantize_mx(codes, scales, "mxfp8_e4m3")[3] == 1024.0
+    n, ns, g = tc.quantize_nvfp4(x.reshape(2, 16))
+    assert (n.dtype, ns.dtype, ns.shape, type(g)) == (E2M1, E4M3, (2, 1), np.float32)
+    q, s = tc.quantize_absmax(x.reshape(4, 8), "int8", axis=0)
+    assert q.dtype == np.int8 and s.dtype == np.float32 and s.shape == (4,)
 
 
 def test_input_kinds():
@@ -722,3 +764,30 @@ def test_dequantize_errors():
         with pytest.raises(exc) as info:
             call()
         assert word in str(info.value), str(info.value)
+
+
+def test_the_gil_is_released_during_the_work():
+    # As test_threads.py does for cast: while one Python thread is inside a long call,
+    # another keeps running (no gap of the call's length in its timestamps). MX of float16
+    # along axis 0 reads x twice (the scales, then the codes), FP6 codes are unpacked.
+    import threading
+    import time
+
+    x = np.random.default_rng(6).standard_normal((4096, 4096), np.float32).astype(np.float16)
+
+    def call():
+        return tc.quantize_mx(x, "mxfp6_e2m3", axis=0, threads=1)
+
+    t0 = time.perf_counter()
+    call()
+    took = time.perf_counter() - t0
+    assert took > 0.02, "the call is too short to tell"
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (call(), done.set()))
+    stamps = [time.perf_counter()]
+    worker.start()
+    while not done.is_set():
+        stamps.append(time.perf_counter())
+    worker.join()
+    stamps.append(time.perf_counter())
+    assert np.diff(stamps).max() < 0.5 * took, (np.diff(stamps).max(), took)
