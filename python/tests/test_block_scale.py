@@ -791,3 +791,19 @@ def test_the_gil_is_released_during_the_work():
     worker.join()
     stamps.append(time.perf_counter())
     assert np.diff(stamps).max() < 0.5 * took, (np.diff(stamps).max(), took)
+
+
+def test_functions_pickle_by_reference():
+    import pickle
+
+    names = [
+        "quantize_mx",
+        "dequantize_mx",
+        "quantize_nvfp4",
+        "dequantize_nvfp4",
+        "quantize_absmax",
+    ]
+    for name in names:
+        f = getattr(tc, name)
+        assert name in tc.__all__ and f.__module__ == "tensorcast" and f.__doc__
+        assert pickle.loads(pickle.dumps(f)) is f
