@@ -889,6 +889,259 @@ nb::object QuantizeDequantize(bool quantize, nb::handle x_obj, int32_t x_type,
   return Result(s);
 }
 
+// --- Block-scaled quantization: MX, NVFP4, absmax (tensorcast/block_scale.h) ----------------
+
+// The calls of block-scaled quantization whose scales follow x's layout in blocks.
+enum BlockOp : int {
+  kQuantizeMxOp = 0,
+  kDequantizeMxOp = 1,
+  kQuantizeNvfp4Op = 2,
+  kDequantizeNvfp4Op = 3,
+};
+
+// The library's block formats, one dict per format code from 1 up: code, name, element
+// (the ONNX code of the codes' type), scale (the block scales' type) and block_size (the
+// format's default).
+nb::list BlockFormatRows() {
+  nb::list rows;
+  for (int32_t code = 1;; ++code) {
+    const auto f = static_cast<tensorcast::BlockFormat>(code);
+    const char* name = tensorcast::BlockFormatName(f);
+    if (name == nullptr) break;
+    nb::dict row;
+    row["code"] = code;
+    row["name"] = name;
+    row["element"] = static_cast<int>(tensorcast::BlockFormatElementType(f));
+    row["scale"] = static_cast<int>(tensorcast::BlockFormatScaleType(f));
+    row["block_size"] = tensorcast::BlockFormatBlockSize(f);
+    rows.append(row);
+  }
+  return rows;
+}
+
+tensorcast::BlockScaleOptions BlockOptions(int64_t axis, int64_t block_size, int32_t scale_rule,
+                                           const tensorcast::Runner* runner) {
+  tensorcast::BlockScaleOptions o;
+  o.axis = axis;
+  o.block_size = block_size;
+  o.scale_rule = static_cast<tensorcast::ScaleRule>(scale_rule);
+  o.runner = runner;
+  return o;
+}
+
+// The call `op` on the tensor `x` (x of the quantizing calls, codes of the others) with no
+// buffers: the library checks every argument before it reads or writes one, so this gives
+// its own error for arguments that BlockScaleCount refused, under the call's name.
+Status BlockCallWithoutBuffers(int op, tensorcast::TensorView x, int32_t format, int32_t y_type,
+                               const tensorcast::BlockScaleOptions& o) {
+  x.data = nullptr;
+  const auto f = static_cast<tensorcast::BlockFormat>(format);
+  const auto y = static_cast<DataType>(y_type);
+  float g = 1.0f;
+  switch (op) {
+    case kQuantizeMxOp: return tensorcast::QuantizeMx(x, f, nullptr, nullptr, o);
+    case kDequantizeMxOp: return tensorcast::DequantizeMx(x, nullptr, f, nullptr, y, o);
+    case kQuantizeNvfp4Op: return tensorcast::QuantizeNvfp4(x, nullptr, nullptr, &g, false, o);
+    case kDequantizeNvfp4Op: return tensorcast::DequantizeNvfp4(x, nullptr, 1.0f, nullptr, y, o);
+    default: break;
+  }
+  return Status(StatusCode::kInvalidArgument, "block op " + std::to_string(op) + " is unknown");
+}
+
+// The block scales of x's shape: their shape (x's, dimension `axis` holding ceil(D /
+// block_size) values) and their count (0 when x has no element, as BlockScaleCount says).
+Status BlockScales(int op, const tensorcast::TensorView& x, int32_t format, int32_t y_type,
+                   const tensorcast::BlockScaleOptions& o, std::vector<int64_t>* shape,
+                   size_t* count) {
+  const auto f = static_cast<tensorcast::BlockFormat>(format);
+  Status s = tensorcast::BlockScaleCount(x.shape, x.rank, o, f, count);
+  if (!s.ok()) {
+    const Status own = BlockCallWithoutBuffers(op, x, format, y_type, o);
+    return own.ok() ? s : own;
+  }
+  // BlockScaleCount accepted the axis (in [-rank, rank)) and the block size (>= 0).
+  shape->assign(x.shape, x.shape + x.rank);
+  const int64_t r = static_cast<int64_t>(x.rank);
+  const size_t axis = static_cast<size_t>(o.axis < 0 ? o.axis + r : o.axis);
+  const int64_t block = o.block_size == 0 ? tensorcast::BlockFormatBlockSize(f) : o.block_size;
+  const int64_t dim = (*shape)[axis];
+  (*shape)[axis] = dim / block + (dim % block != 0);
+  return Status();
+}
+
+// The scales' shape of a block-scaled call (a list), or (code, message, 0).
+nb::object BlockScaleShape(int op, int32_t x_type, const std::vector<int64_t>& x_shape,
+                           int32_t format, int64_t axis, int64_t block_size, int32_t scale_rule,
+                           int32_t y_type) {
+  size_t n = 0;
+  Status s = QdqInput::ShapeCount("x", x_shape, &n);
+  if (!s.ok()) return Result(s);
+  const tensorcast::TensorView x{nullptr, static_cast<DataType>(x_type),
+                                 x_shape.empty() ? nullptr : x_shape.data(), x_shape.size()};
+  std::vector<int64_t> shape;
+  size_t count = 0;
+  s = BlockScales(op, x, format, y_type, BlockOptions(axis, block_size, scale_rule, nullptr),
+                  &shape, &count);
+  if (!s.ok()) return Result(s);
+  return nb::cast(shape);
+}
+
+// QuantizeMx (op kQuantizeMxOp) or QuantizeNvfp4 (kQuantizeNvfp4Op) of x into the caller's
+// codes and scales buffers. NVFP4: `global_scale` is used when `global_scale_given`. None
+// (MX) or the tensor scale as a float (NVFP4), or (code, message, 0).
+nb::object QuantizeBlocks(int op, nb::handle x_obj, int32_t x_type,
+                          const std::vector<int64_t>& x_shape, int32_t format, nb::handle codes_obj,
+                          nb::handle scales_obj, int64_t axis, int64_t block_size,
+                          int32_t scale_rule, float global_scale, bool global_scale_given,
+                          size_t threads) {
+  QdqInput x;
+  Status s = x.Load("x", x_obj, x_type, x_shape);
+  if (!s.ok()) return Result(s);
+  const auto f = static_cast<tensorcast::BlockFormat>(format);
+  tensorcast::BlockScaleOptions o = BlockOptions(axis, block_size, scale_rule, nullptr);
+  std::vector<int64_t> scale_shape;
+  size_t count = 0;
+  s = BlockScales(op, x.view, format, 0, o, &scale_shape, &count);
+  if (!s.ok()) return Result(s);
+  Buffer codes, scales;
+  if (!codes.Acquire(codes_obj, true)) return Refused("codes", true);
+  if (!scales.Acquire(scales_obj, true)) return Refused("scales", true);
+  size_t elements = 0;
+  s = QdqInput::ShapeCount("x", x_shape, &elements);
+  // The codes: the storage of x's elements of the element type; the scales: one byte each.
+  if (s.ok()) {
+    s = CheckBuffer("codes", Bytes(codes), tensorcast::BlockFormatElementType(f), elements);
+  }
+  if (s.ok()) s = CheckBuffer("scales", Bytes(scales), DataType::kUint8, count);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  o.runner = pool ? pool->runner() : nullptr;
+  float g = global_scale;
+  {
+    nb::gil_scoped_release release;
+    if (op == kQuantizeNvfp4Op) {
+      s = tensorcast::QuantizeNvfp4(x.view, codes.data(), scales.data(), &g, global_scale_given, o);
+    } else {
+      s = tensorcast::QuantizeMx(x.view, f, codes.data(), scales.data(), o);
+    }
+  }
+  if (!s.ok()) return Result(s);
+  if (op == kQuantizeNvfp4Op) return nb::float_(static_cast<double>(g));
+  return nb::none();
+}
+
+// DequantizeMx (op kDequantizeMxOp) or DequantizeNvfp4 (kDequantizeNvfp4Op) of codes (the
+// format's element type, packed) and the block scales into the caller's y buffer of y_type.
+// None, or (code, message, 0).
+nb::object DequantizeBlocks(int op, nb::handle codes_obj, int32_t codes_type,
+                            const std::vector<int64_t>& codes_shape, nb::handle scales_obj,
+                            int32_t format, float global_scale, nb::handle y_obj, int32_t y_type,
+                            int64_t axis, int64_t block_size, size_t threads) {
+  QdqInput codes;
+  Status s = codes.Load("codes", codes_obj, codes_type, codes_shape);
+  if (!s.ok()) return Result(s);
+  tensorcast::BlockScaleOptions o = BlockOptions(axis, block_size, 0, nullptr);
+  std::vector<int64_t> scale_shape;
+  size_t count = 0;
+  s = BlockScales(op, codes.view, format, y_type, o, &scale_shape, &count);
+  if (!s.ok()) return Result(s);
+  Buffer scales, y;
+  if (!scales.Acquire(scales_obj, false)) return Refused("scales", false);
+  if (!y.Acquire(y_obj, true)) return Refused("y", true);
+  size_t elements = 0;
+  s = QdqInput::ShapeCount("codes", codes_shape, &elements);
+  if (s.ok()) s = CheckBuffer("scales", Bytes(scales), DataType::kUint8, count);
+  if (s.ok()) s = CheckNumeric("y", y_type);
+  if (s.ok()) s = CheckBuffer("y", Bytes(y), static_cast<DataType>(y_type), elements);
+  if (!s.ok()) return Result(s);
+  auto pool = PoolFor(threads);
+  o.runner = pool ? pool->runner() : nullptr;
+  const auto f = static_cast<tensorcast::BlockFormat>(format);
+  {
+    nb::gil_scoped_release release;
+    if (op == kDequantizeNvfp4Op) {
+      s = tensorcast::DequantizeNvfp4(codes.view, scales.data(), global_scale, y.data(),
+                                      static_cast<DataType>(y_type), o);
+    } else {
+      s = tensorcast::DequantizeMx(codes.view, scales.data(), f, y.data(),
+                                   static_cast<DataType>(y_type), o);
+    }
+  }
+  return Result(s);
+}
+
+// The number of absmax scales of x: 1, or x.shape[axis] per channel. An axis the library
+// refuses gives its own error (the call with no buffers, which checks before it touches one).
+Status AbsmaxScaleCount(const tensorcast::TensorView& x, int32_t code_type,
+                        const tensorcast::AbsmaxOptions& o, size_t* count) {
+  *count = 1;
+  if (!o.per_channel) return Status();
+  const int64_t r = static_cast<int64_t>(x.rank);
+  if (r == 0 || o.axis < -r || o.axis >= r) {
+    tensorcast::TensorView none = x;
+    none.data = nullptr;
+    Status s =
+        tensorcast::QuantizeAbsmax(none, static_cast<DataType>(code_type), nullptr, nullptr, o);
+    if (s.ok()) s = Status(StatusCode::kInvalidArgument, "axis is outside x's rank");
+    return s;
+  }
+  *count = static_cast<size_t>(x.shape[o.axis < 0 ? o.axis + r : o.axis]);
+  return Status();
+}
+
+// The number of scales of QuantizeAbsmax (an int), or (code, message, 0).
+nb::object AbsmaxScaleCountBinding(int32_t x_type, const std::vector<int64_t>& x_shape,
+                                   int32_t code_type, bool per_channel, int64_t axis) {
+  const tensorcast::TensorView x{nullptr, static_cast<DataType>(x_type),
+                                 x_shape.empty() ? nullptr : x_shape.data(), x_shape.size()};
+  tensorcast::AbsmaxOptions o;
+  o.per_channel = per_channel;
+  o.axis = axis;
+  size_t count = 0;
+  Status s = AbsmaxScaleCount(x, code_type, o, &count);
+  if (!s.ok()) return Result(s);
+  return nb::int_(count);
+}
+
+// QuantizeAbsmax of x into the caller's codes (INT8 or FLOAT8E4M3FN, one per element) and
+// FLOAT scales. None, or (code, message, 0).
+nb::object QuantizeAbsmaxBinding(nb::handle x_obj, int32_t x_type,
+                                 const std::vector<int64_t>& x_shape, int32_t code_type,
+                                 bool per_channel, int64_t axis, nb::handle codes_obj,
+                                 nb::handle scales_obj, size_t threads) {
+  QdqInput x;
+  Status s = x.Load("x", x_obj, x_type, x_shape);
+  if (!s.ok()) return Result(s);
+  tensorcast::AbsmaxOptions o;
+  o.per_channel = per_channel;
+  o.axis = axis;
+  size_t count = 0;
+  s = AbsmaxScaleCount(x.view, code_type, o, &count);
+  if (!s.ok()) return Result(s);
+  Buffer codes, scales;
+  if (!codes.Acquire(codes_obj, true)) return Refused("codes", true);
+  if (!scales.Acquire(scales_obj, true)) return Refused("scales", true);
+  size_t elements = 0;
+  s = QdqInput::ShapeCount("x", x_shape, &elements);
+  if (s.ok()) s = CheckNumeric("codes", code_type);
+  if (s.ok()) s = CheckBuffer("codes", Bytes(codes), static_cast<DataType>(code_type), elements);
+  if (s.ok()) s = CheckBuffer("scales", Bytes(scales), DataType::kFloat, count);
+  if (!s.ok()) return Result(s);
+  // scales is a float buffer of the package's making (numpy float32), but a caller's
+  // buffer need not be aligned: the library writes floats through the pointer.
+  if (reinterpret_cast<uintptr_t>(scales.data()) % alignof(float) != 0) {
+    return Refused("scales (aligned to 4 bytes)", true);
+  }
+  auto pool = PoolFor(threads);
+  o.runner = pool ? pool->runner() : nullptr;
+  {
+    nb::gil_scoped_release release;
+    s = tensorcast::QuantizeAbsmax(x.view, static_cast<DataType>(code_type), codes.data(),
+                                   static_cast<float*>(scales.data()), o);
+  }
+  return Result(s);
+}
+
 }  // namespace
 
 NB_MODULE(_tensorcast, m) {
@@ -984,6 +1237,74 @@ NB_MODULE(_tensorcast, m) {
       nb::arg("axis"), nb::arg("block_size"), nb::arg("output_dtype"), nb::arg("threads"),
       "DequantizeLinear of C-contiguous buffers (sub-byte types packed) into y; None, or (code, "
       "message, 0).");
+  m.def("block_formats", &BlockFormatRows,
+        "The library's block formats, one dict per format code from 1 up (code, name, element, "
+        "scale, block_size).");
+  m.def("block_scale_shape", &BlockScaleShape, nb::arg("op"), nb::arg("x_type"), nb::arg("x_shape"),
+        nb::arg("format"), nb::arg("axis"), nb::arg("block_size"), nb::arg("scale_rule"),
+        nb::arg("y_type"),
+        "The shape of the block scales of a block-scaled call (op 0 QuantizeMx, 1 DequantizeMx, "
+        "2 QuantizeNvfp4, 3 DequantizeNvfp4); a list, or (code, message, 0).");
+  m.def(
+      "quantize_mx",
+      [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, int32_t format,
+         nb::handle codes, nb::handle scales, int64_t axis, int64_t block_size, int32_t scale_rule,
+         size_t threads) {
+        return QuantizeBlocks(kQuantizeMxOp, x, x_type, x_shape, format, codes, scales, axis,
+                              block_size, scale_rule, 0.0f, false, threads);
+      },
+      nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("format"), nb::arg("codes"),
+      nb::arg("scales"), nb::arg("axis"), nb::arg("block_size"), nb::arg("scale_rule"),
+      nb::arg("threads"),
+      "QuantizeMx of a C-contiguous buffer into codes (packed) and FLOAT8E8M0 scales; None, or "
+      "(code, message, 0).");
+  m.def(
+      "dequantize_mx",
+      [](nb::handle codes, int32_t codes_type, const std::vector<int64_t>& codes_shape,
+         nb::handle scales, int32_t format, nb::handle y, int32_t y_type, int64_t axis,
+         int64_t block_size, size_t threads) {
+        return DequantizeBlocks(kDequantizeMxOp, codes, codes_type, codes_shape, scales, format,
+                                0.0f, y, y_type, axis, block_size, threads);
+      },
+      nb::arg("codes"), nb::arg("codes_type"), nb::arg("codes_shape"), nb::arg("scales"),
+      nb::arg("format"), nb::arg("y"), nb::arg("y_type"), nb::arg("axis"), nb::arg("block_size"),
+      nb::arg("threads"),
+      "DequantizeMx of codes (packed) and FLOAT8E8M0 scales into y; None, or (code, message, "
+      "0).");
+  m.def(
+      "quantize_nvfp4",
+      [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, nb::handle codes,
+         nb::handle scales, int64_t axis, float global_scale, bool global_scale_given,
+         size_t threads) {
+        return QuantizeBlocks(kQuantizeNvfp4Op, x, x_type, x_shape,
+                              static_cast<int32_t>(tensorcast::BlockFormat::kNvfp4), codes, scales,
+                              axis, 0, 0, global_scale, global_scale_given, threads);
+      },
+      nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("codes"), nb::arg("scales"),
+      nb::arg("axis"), nb::arg("global_scale"), nb::arg("global_scale_given"), nb::arg("threads"),
+      "QuantizeNvfp4 into FLOAT4E2M1 codes (packed) and FLOAT8E4M3FN scales; the tensor scale "
+      "(a float), or (code, message, 0).");
+  m.def(
+      "dequantize_nvfp4",
+      [](nb::handle codes, int32_t codes_type, const std::vector<int64_t>& codes_shape,
+         nb::handle scales, float global_scale, nb::handle y, int32_t y_type, int64_t axis,
+         size_t threads) {
+        return DequantizeBlocks(kDequantizeNvfp4Op, codes, codes_type, codes_shape, scales,
+                                static_cast<int32_t>(tensorcast::BlockFormat::kNvfp4), global_scale,
+                                y, y_type, axis, 0, threads);
+      },
+      nb::arg("codes"), nb::arg("codes_type"), nb::arg("codes_shape"), nb::arg("scales"),
+      nb::arg("global_scale"), nb::arg("y"), nb::arg("y_type"), nb::arg("axis"), nb::arg("threads"),
+      "DequantizeNvfp4 of FLOAT4E2M1 codes (packed), FLOAT8E4M3FN scales and the tensor scale "
+      "into y; None, or (code, message, 0).");
+  m.def("absmax_scale_count", &AbsmaxScaleCountBinding, nb::arg("x_type"), nb::arg("x_shape"),
+        nb::arg("code_type"), nb::arg("per_channel"), nb::arg("axis"),
+        "The number of scales of QuantizeAbsmax; an int, or (code, message, 0).");
+  m.def("quantize_absmax", &QuantizeAbsmaxBinding, nb::arg("x"), nb::arg("x_type"),
+        nb::arg("x_shape"), nb::arg("code_type"), nb::arg("per_channel"), nb::arg("axis"),
+        nb::arg("codes"), nb::arg("scales"), nb::arg("threads"),
+        "QuantizeAbsmax into codes (INT8 or FLOAT8E4M3FN) and FLOAT scales; None, or (code, "
+        "message, 0).");
   m.def("type_facts", &TypeFactsRows,
         "The library's type facts, one dict per ONNX code from 0 (UNDEFINED) up, in code "
         "order.");

@@ -8,6 +8,7 @@ numpy, ml_dtypes and Arrow arrays.
     parts = tc.split(x, [250_000, 750_000])   # ONNX sizes
     q = tc.quantize_linear(x, np.float32(4.0), np.int8(0))   # int8, x / 4 rounded
     w = tc.dequantize_linear(q, np.float32(4.0), np.int8(0))  # float32
+    c, s = tc.quantize_mx(x, "mxfp8_e4m3")     # float8_e4m3fn codes, float8_e8m0fnu scales
 
 Every function here is a plain Python function (picklable by reference, so Dask, Ray and
 Spark can ship it to workers); the work runs in the C++ library with the GIL released.
@@ -18,7 +19,7 @@ spelling for numbers written as text (docs/semantics.md).
 # The modules: _types (DataType and the type tables, built from the library's type facts),
 # _numpy, _strings and _arrow (the inputs of each kind), _storage (flat and packed buffers),
 # _errors (CastError), _api (the public functions), _quantize (QuantizeLinear and
-# DequantizeLinear).
+# DequantizeLinear), _block_scale (MX, NVFP4 and absmax quantization).
 from . import _tensorcast as _ext
 from ._api import (
     cast,
@@ -28,6 +29,13 @@ from ._api import (
     set_num_threads,
     split,
     unpack,
+)
+from ._block_scale import (
+    dequantize_mx,
+    dequantize_nvfp4,
+    quantize_absmax,
+    quantize_mx,
+    quantize_nvfp4,
 )
 from ._errors import CastError
 from ._quantize import dequantize_linear, quantize_linear
@@ -40,9 +48,14 @@ __all__ = [
     "cast",
     "cast_like",
     "dequantize_linear",
+    "dequantize_mx",
+    "dequantize_nvfp4",
     "get_num_threads",
     "pack",
+    "quantize_absmax",
     "quantize_linear",
+    "quantize_mx",
+    "quantize_nvfp4",
     "set_num_threads",
     "split",
     "unpack",

@@ -37,18 +37,20 @@ def _as_array(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def _check_out(out: Any, shape: tuple, dtype: np.dtype) -> np.ndarray:
+def _check_out(out: Any, shape: tuple, dtype: np.dtype, name: str = "out") -> np.ndarray:
+    """out (named `name` in the errors) as the array to write a result of that shape and dtype
+    into: TypeError for another type or dtype, ValueError for another shape or read-only."""
     if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+        raise TypeError(f"{name} must be a numpy array, not {type(out).__name__}")
     if out.shape != shape:
-        raise ValueError(f"out has shape {out.shape}, the result has shape {shape}")
+        raise ValueError(f"{name} has shape {out.shape}, the result has shape {shape}")
     if dtype == _STRING_DTYPE:
         if out.dtype.kind not in "TO":
-            raise TypeError(f"out has dtype {out.dtype}, the result is STRING ({dtype})")
+            raise TypeError(f"{name} has dtype {out.dtype}, the result is STRING ({dtype})")
     elif out.dtype != dtype:
-        raise TypeError(f"out has dtype {out.dtype}, the result has dtype {dtype}")
+        raise TypeError(f"{name} has dtype {out.dtype}, the result has dtype {dtype}")
     if not out.flags.writeable:
-        raise ValueError("out is read-only")
+        raise ValueError(f"{name} is read-only")
     return out
 
 

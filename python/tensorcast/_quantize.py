@@ -100,6 +100,67 @@ def _shape(a: np.ndarray) -> List[int]:
     return [int(d) for d in a.shape]
 
 
+class _Output:
+    """One result of a call: `result`, the array returned (the caller's `out` when given), and
+    `target`, the flat buffer the library writes (the result itself when it holds the
+    library's storage and nothing else is read from it, else a temporary that finish() moves
+    into the result: packed sub-byte codes, an `out` that is not C-contiguous or aligned, or
+    one that shares memory with an input).
+
+    code: the ONNX type of the result; shape: its shape; packed: ONNX packed bytes (1-D
+    uint8) instead of one ml_dtypes element per byte, for the packed types only; name: the
+    keyword of `out` in the errors."""
+
+    def __init__(
+        self,
+        code: int,
+        shape: tuple,
+        packed: bool,
+        out: Any,
+        inputs: Tuple[Any, ...],
+        name: str = "out",
+    ) -> None:
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if packed:
+            if code not in _BITS:
+                raise ValueError(
+                    f"packed=True needs a packed output type ({_PACKED_NAMES}), not "
+                    f"{_ext.type_name(code)}"
+                )
+            res_shape: tuple = (_storage_bytes(code, n),)
+            res_dtype = np.dtype(np.uint8)
+        else:
+            res_shape = tuple(shape)
+            res_dtype = _DTYPE[code]
+        direct = None
+        if out is not None:
+            _check_out(out, res_shape, res_dtype, name)
+            if (
+                out.flags.c_contiguous
+                and out.flags.aligned
+                and not any(a is not None and np.may_share_memory(out, a) for a in inputs)
+            ):
+                direct = out
+        self._code = code
+        self._out: Optional[np.ndarray] = out
+        self._direct = direct
+        self.result = direct if direct is not None else np.empty(res_shape, res_dtype)
+        self._flat = self.result.reshape(-1)
+        self._unpack = code in _BITS and not packed
+        self.target = np.empty(_storage_bytes(code, n), np.uint8) if self._unpack else self._flat
+
+    def finish(self, threads: int) -> np.ndarray:
+        """The result, once the library has written `target`."""
+        if self._unpack:
+            _unpack_into(self.target, self._code, self._flat, threads)
+        if self._out is not None and self._direct is None:
+            self._out[...] = self.result
+            return self._out
+        return self.result
+
+
 def _result(
     y_type: int,
     shape: tuple,
@@ -111,38 +172,9 @@ def _result(
 ) -> np.ndarray:
     """Allocates y (or takes `out`), calls run(buffer) to fill the library's storage of y,
     and returns the result in the layout asked for."""
-    n = 1
-    for d in shape:
-        n *= int(d)
-    if packed:
-        if y_type not in _BITS:
-            raise ValueError(
-                f"packed=True needs a packed output type ({_PACKED_NAMES}), not "
-                f"{_ext.type_name(y_type)}"
-            )
-        res_shape: tuple = (_storage_bytes(y_type, n),)
-        res_dtype = np.dtype(np.uint8)
-    else:
-        res_shape = tuple(shape)
-        res_dtype = _DTYPE[y_type]
-    direct = None
-    if out is not None:
-        _check_out(out, res_shape, res_dtype)
-        if out.flags.c_contiguous and not any(
-            a is not None and np.may_share_memory(out, a) for a in inputs
-        ):
-            direct = out
-    result = direct if direct is not None else np.empty(res_shape, res_dtype)
-    flat_out = result.reshape(-1)
-    unpack = y_type in _BITS and not packed
-    target = np.empty(_storage_bytes(y_type, n), np.uint8) if unpack else flat_out
-    run(target)
-    if unpack:
-        _unpack_into(target, y_type, flat_out, threads)
-    if out is not None and direct is None:
-        out[...] = result
-        return out
-    return result
+    y = _Output(y_type, shape, packed, out, inputs)
+    run(y.target)
+    return y.finish(threads)
 
 
 def quantize_linear(

@@ -337,3 +337,137 @@ def test_quantize_dequantize_check_every_buffer():
         np.zeros(3, np.uint8), 22, [7], s, 1, [], None, 0, [], np.zeros(7, np.float32), 1, **dq
     )
     assert "x holds 3 bytes, 7 elements of INT4 need 4" in r[1]
+
+
+# Block formats: element type and block scale type (tensorcast/block_scale.h).
+BLOCK_FORMATS = {1: (17, 24), 2: (19, 24), 3: (27, 24), 4: (28, 24), 5: (23, 24), 6: (23, 17)}
+
+
+def block_scale_bytes(shape, axis, block):
+    """The block scales' bytes of a well-formed call (0 when it is not one)."""
+    if not shape or not all(0 <= d < 64 for d in shape) or not -len(shape) <= axis < len(shape):
+        return 0
+    s = list(shape)
+    s[axis] = -(-s[axis] // block) if block > 0 else 0
+    return int(np.prod(s)) if np.prod(shape) else 0
+
+
+@pytest.mark.parametrize("trial", range(200))
+@pytest.mark.parametrize(
+    "fn", ["quantize_mx", "dequantize_mx", "quantize_nvfp4", "dequantize_nvfp4", "quantize_absmax"]
+)
+def test_block_scale_random_shapes_and_buffers(fn, trial):
+    # As above, for the block-scaled calls: well-formed calls with buffers a few bytes short
+    # or long, and hostile shapes, formats, types, axes and block sizes. The scale counts
+    # are the extension's own; an error tuple, None or a float, never a write outside.
+    hostile = RNG.random() < 0.25
+    fmt = int(RNG.integers(1, 7)) if fn.endswith("_mx") else 6
+    if hostile and fn.endswith("_mx"):
+        fmt = int(RNG.choice([fmt, 0, 6, 7, -1]))
+    element, scale_type = BLOCK_FORMATS.get(fmt, (17, 24))
+    x_type = int(RNG.choice([1, 10, 16]))
+    if hostile:
+        x_type = int(RNG.choice([x_type, 0, 8, 11, 99, -1]))
+    shape = random_shape(hostile)
+    axis = int(RNG.integers(-3, 3))
+    block = int(RNG.choice([0, 1, 2, 3, 32])) if fmt != 6 else 0
+    if hostile:
+        block = int(RNG.choice([block, -1, 1 << 40]))
+    n_scales = block_scale_bytes(shape, axis, block or (16 if fmt == 6 else 32))
+    threads = int(RNG.integers(0, 3))
+    guards = []
+
+    def out(nbytes):
+        whole, view = guarded(max(0, nbytes + int(RNG.integers(-2, 3))))
+        guards.append((whole, view.size))
+        return view
+
+    def inp(code, shape):
+        n = max(0, storage(code, shape) + int(RNG.integers(-2, 3)))
+        return RNG.integers(0, 256, n, dtype=np.uint8)
+
+    try:
+        if fn == "quantize_mx":
+            r = ext.quantize_mx(
+                inp(x_type, shape), x_type, shape, fmt, out(storage(element, shape)),
+                out(n_scales), axis, block, int(RNG.integers(-1, 3)), threads,
+            )  # fmt: skip
+        elif fn == "dequantize_mx":
+            c_type = element if not hostile else int(RNG.choice([element, 1, 23, 0]))
+            r = ext.dequantize_mx(
+                inp(c_type, shape), c_type, shape, inp(24, [n_scales]), fmt,
+                out(storage(x_type, shape)), x_type, axis, block, threads,
+            )  # fmt: skip
+        elif fn == "quantize_nvfp4":
+            g = float(RNG.choice([0.0, 0.5, np.inf, np.nan, 1e30]))
+            r = ext.quantize_nvfp4(
+                inp(x_type, shape), x_type, shape, out(storage(23, shape)), out(n_scales),
+                axis, g, bool(RNG.integers(0, 2)), threads,
+            )  # fmt: skip
+            assert r is None or isinstance(r, (float, tuple)), r
+            r = None if isinstance(r, float) else r
+        elif fn == "dequantize_nvfp4":
+            c_type = 23 if not hostile else int(RNG.choice([23, 17, 0]))
+            r = ext.dequantize_nvfp4(
+                inp(c_type, shape), c_type, shape, inp(17, [n_scales]),
+                float(RNG.choice([0.5, np.nan])), out(storage(x_type, shape)), x_type, axis,
+                threads,
+            )  # fmt: skip
+        else:
+            per_channel = bool(RNG.integers(0, 2))
+            code_type = int(RNG.choice([3, 17] + ([2, 0, 99] if hostile else [])))
+            n = 1
+            if per_channel and shape and -len(shape) <= axis < len(shape):
+                n = shape[axis] if 0 <= shape[axis] < 64 else 0
+            r = ext.quantize_absmax(
+                inp(x_type, shape), x_type, shape, code_type, per_channel, axis,
+                out(storage(code_type, shape)), out(4 * n), threads,
+            )  # fmt: skip
+    except (TypeError, OverflowError):
+        return
+    assert result_ok(r), r
+    for whole, n in guards:
+        check_guard(whole, n)
+
+
+def test_block_scale_check_every_buffer():
+    x = np.zeros(64, np.float32)
+    codes = np.zeros(64, np.uint8)
+    scales = np.zeros(2, np.uint8)
+    assert ext.quantize_mx(x, 1, [2, 32], 1, codes, scales, -1, 32, 0, 1) is None
+    r = ext.quantize_mx(x, 1, [2, 33], 1, codes, scales, -1, 32, 0, 1)
+    assert "x holds 256 bytes" in r[1]
+    r = ext.quantize_mx(x, 1, [2, 32], 1, codes[:63], scales, -1, 32, 0, 1)
+    assert "codes holds 63 bytes" in r[1]
+    r = ext.quantize_mx(x, 1, [2, 32], 1, codes, scales[:1], -1, 32, 0, 1)
+    assert "scales holds 1 bytes" in r[1]
+    r = ext.quantize_mx(x, 1, [2, 32], 5, codes[:31], scales, -1, 32, 0, 1)
+    assert "codes holds 31 bytes, 64 elements of FLOAT4E2M1 need 32" in r[1]
+    r = ext.quantize_mx(x, 1, [2, 32], 1, codes, scales, 2, 32, 0, 1)
+    assert r[1].startswith("QuantizeMx: axis: 2")
+    r = ext.quantize_mx(x, 1, [2, 32], 6, codes, scales, -1, 32, 0, 1)
+    assert "QuantizeMx" in r[1] and "format" in r[1]
+    y = np.zeros(64, np.float32)
+    assert ext.dequantize_mx(codes, 17, [2, 32], scales, 1, y, 1, -1, 32, 1) is None
+    r = ext.dequantize_mx(codes, 17, [2, 32], scales[:1], 1, y, 1, -1, 32, 1)
+    assert "scales holds 1 bytes" in r[1]
+    r = ext.dequantize_mx(codes, 17, [2, 32], scales, 1, y[:63], 1, -1, 32, 1)
+    assert "y holds 252 bytes" in r[1]
+    g = ext.quantize_nvfp4(x, 1, [4, 16], codes[:32], np.zeros(4, np.uint8), -1, 0.0, False, 1)
+    assert g == 1.0
+    r = ext.quantize_nvfp4(x, 1, [4, 16], codes[:32], scales, -1, 0.0, False, 1)
+    assert "scales holds 2 bytes" in r[1]
+    f = np.zeros(2, np.float32)
+    assert ext.quantize_absmax(x, 1, [2, 32], 3, True, 0, codes, f, 1) is None
+    r = ext.quantize_absmax(x, 1, [2, 32], 3, True, 1, codes, f, 1)
+    assert "scales holds 8 bytes" in r[1]
+    r = ext.quantize_absmax(x, 1, [2, 32], 3, True, 2, codes, f, 1)
+    assert r[1].startswith("QuantizeAbsmax: axis: 2")
+    ro = np.zeros(64, np.uint8)
+    ro.flags.writeable = False
+    assert ext.quantize_mx(x, 1, [2, 32], 1, ro, scales, -1, 32, 0, 1)[0] == -1
+    assert ext.block_scale_shape(0, 1, [2, 70], 1, 0, 32, 0, 0) == [1, 70]
+    assert ext.block_scale_shape(0, 1, [2, 70], 1, -1, 0, 0, 0) == [2, 3]
+    assert ext.block_scale_shape(2, 1, [2, 70], 6, -1, 0, 0, 0) == [2, 5]
+    assert ext.block_scale_shape(0, 1, [2, 70], 1, 2, 32, 0, 0)[1].startswith("QuantizeMx")
+    assert ext.absmax_scale_count(1, [2, 70], 3, True, -1) == 70

@@ -1,7 +1,8 @@
 """No reference or memory leaks over 10,000 calls of each kind.
 
 For each kind of call (numeric, sub-byte, packed, strings in and out, CastError raised,
-TypeError raised, out=, cast_like, split, pyarrow, quantize_linear / dequantize_linear): after a warm-up, 10,000 calls must
+TypeError raised, out=, cast_like, split, pyarrow, quantize_linear / dequantize_linear,
+block-scaled quantization): after a warm-up, 10,000 calls must
 leave unchanged the reference counts of every object passed in, the number of objects the
 garbage collector tracks (+- a small constant), the memory tracemalloc sees (Python and
 numpy allocations) and the process's resident memory (the C++ side) within small bounds.
@@ -40,6 +41,10 @@ Q_BLOCK = np.full((6, 4), 0.25, np.float16)
 Q_ZP = np.arange(10, dtype=np.int8)
 Q_INT4 = np.arange(60).reshape(6, 10).astype(ml_dtypes.int4)
 Q_OUT = np.empty((6, 10), np.float32)
+MX_X = np.linspace(-5, 5, 96, dtype=np.float32).reshape(3, 32)
+MX_CODES, MX_SCALES = tc.quantize_mx(MX_X, "mxfp8_e5m2")
+MX_SCALES_OUT = np.empty((2, 32), ml_dtypes.float8_e8m0fnu)
+NV_CODES, NV_SCALES, NV_G = tc.quantize_nvfp4(MX_X)
 
 
 def bad_cast():
@@ -54,6 +59,14 @@ def bad_cast():
 def bad_zero_point():
     try:
         tc.quantize_linear(X, np.float32(1), np.array(1, ml_dtypes.float8_e4m3fn))
+    except ValueError:
+        return
+    raise AssertionError("no ValueError")
+
+
+def bad_block_axis():
+    try:
+        tc.quantize_mx(MX_X, "mxfp4", axis=2)
     except ValueError:
         return
     raise AssertionError("no ValueError")
@@ -96,6 +109,23 @@ CALLS_OF = {
         [Q_INT4, Q_BLOCK],
     ),
     "dequantize_out": (lambda: tc.dequantize_linear(MATRIX, Q_SCALE, out=Q_OUT), [MATRIX, Q_OUT]),
+    "quantize_mx": (
+        lambda: tc.quantize_mx(
+            MX_X, "mxfp6_e3m2", axis=0, block_size=2, packed=True, scales_out=MX_SCALES_OUT
+        ),
+        [MX_X, MX_SCALES_OUT],
+    ),
+    "dequantize_mx": (
+        lambda: tc.dequantize_mx(MX_CODES, MX_SCALES, "mxfp8_e5m2", output_dtype="bfloat16"),
+        [MX_CODES, MX_SCALES],
+    ),
+    "quantize_nvfp4": (lambda: tc.quantize_nvfp4(MX_X, global_scale=NV_G), [MX_X, NV_G]),
+    "dequantize_nvfp4": (
+        lambda: tc.dequantize_nvfp4(NV_CODES, NV_SCALES, NV_G),
+        [NV_CODES, NV_SCALES, NV_G],
+    ),
+    "quantize_absmax": (lambda: tc.quantize_absmax(MX_X, "int8", axis=1), [MX_X]),
+    "block_scale_error": (bad_block_axis, [MX_X]),
 }
 
 

@@ -22,6 +22,14 @@ tc.quantize_linear(x)
 tc.quantize_linear(x, 0.5, axis="0")
 tc.dequantize_linear(x, 0.5, saturate=False)
 q: str = tc.dequantize_linear(x, 0.5)
+tc.quantize_mx(x)
+tc.quantize_mx(x, "mxfp4", axis="0")
+c: str = tc.quantize_mx(x, "mxfp4")
+tc.dequantize_mx(x, x, "mxfp4", saturate=False)
+tc.quantize_nvfp4(x, "nvfp4")
+tc.dequantize_nvfp4(x, x)
+tc.quantize_absmax(x)
+tc.quantize_absmax(x, "int8", block_size=2)
 """
 
 
@@ -65,6 +73,16 @@ def test_mypy_strict_rejects_misuse(tmp_path_factory, tmp_path):
     }
     for i, text in enumerate(lines, start=1):
         if text.startswith(
-            ("tc.set_num", "n: str", "tc.cast(x", "tc.split", "v: int", "tc.q", "tc.d", "q: str")
+            (
+                "tc.set_num",
+                "n: str",
+                "tc.cast(x",
+                "tc.split",
+                "v: int",
+                "tc.q",
+                "tc.d",
+                "q: str",
+                "c: str",
+            )
         ):
             assert i in flagged, "mypy did not flag line %d %r:\n%s" % (i, text, proc.stdout)

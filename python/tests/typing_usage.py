@@ -63,6 +63,36 @@ def use_quantize() -> Array:
     return y
 
 
+def use_block_scale() -> Array:
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32)
+    codes: Array
+    scales: Array
+    codes, scales = tc.quantize_mx(x, "mxfp8_e4m3")
+    p, s2 = tc.quantize_mx(
+        x,
+        "mxfp4",
+        axis=0,
+        block_size=2,
+        scale_rule="rceil",
+        packed=True,
+        out=np.empty(32, np.uint8),
+        scales_out=np.empty((1, 32), ml_dtypes.float8_e8m0fnu),
+        stats_out=None,
+        threads=2,
+    )
+    y: Array = tc.dequantize_mx(codes, scales, "mxfp8_e4m3", axis=-1, block_size=32)
+    y16 = tc.dequantize_mx(
+        codes, scales, "mxfp8_e4m3", output_dtype=np.float16, packed=False, out=None, threads=1
+    )
+    n, ns, g = tc.quantize_nvfp4(x, axis=1, global_scale=0.5, threads=None)
+    g32: np.float32 = g
+    z: Array = tc.dequantize_nvfp4(n, ns, g32, axis=-1, output_dtype="bfloat16")
+    q, qs = tc.quantize_absmax(x, "int8", axis=0, out=np.empty((2, 32), np.int8))
+    f8, f8s = tc.quantize_absmax(x, ml_dtypes.float8_e4m3fn)
+    print(p, s2, y16, z, q, qs, f8, f8s)
+    return y
+
+
 def use_pack() -> int:
     x = np.array([1, -2, 3], ml_dtypes.int4)
     p: Array = tc.pack(x)
