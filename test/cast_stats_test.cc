@@ -88,8 +88,9 @@ void ExpectSame(const CastStats& got, const CastStats& want, const std::string& 
 // Floats with NaN, +-Inf, zeros, tiny and huge values and the thresholds themselves.
 std::vector<float> Floats(size_t n, std::mt19937& rng) {
   std::vector<float> x(n);
-  const float edges[] = {464.0f, 464.00003f, 448.0f, 65504.0f, 65520.0f, 65519.996f, 7.0f,
-                         6.99999f, 127.9f, 128.0f, -128.9f, -129.0f, 1e-10f, 1e30f, 0.0f, -0.0f};
+  const float edges[] = {464.0f, 464.00003f, 448.0f, 65504.0f, 65520.0f, 65519.996f,
+                         7.0f,   6.99999f,   127.9f, 128.0f,   -128.9f,  -129.0f,
+                         1e-10f, 1e30f,      0.0f,   -0.0f};
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (size_t i = 0; i < n; ++i) {
     const int kind = static_cast<int>(rng() % 8);
@@ -151,11 +152,11 @@ TEST(CastStats, MatchTheirDefinitions) {
   CastOptions o;
   o.stats = &got;
   ASSERT_TRUE(Cast(xi.data(), T::kInt32, yi.data(), T::kInt8, n, o).ok());
-  ExpectSame(got,
-             Expected(std::vector<long double>(xi.begin(), xi.end()),
-                      Decode(yi.data(), T::kInt8, n),
-                      [](long double v) { return v < -128 || v > 127; }),
-             "INT32 -> INT8");
+  ExpectSame(
+      got,
+      Expected(std::vector<long double>(xi.begin(), xi.end()), Decode(yi.data(), T::kInt8, n),
+               [](long double v) { return v < -128 || v > 127; }),
+      "INT32 -> INT8");
   const std::vector<int64_t> big = {(int64_t{1} << 60) + 1, -(int64_t{1} << 62) - 3, 5};
   std::vector<float> yb(3);
   ASSERT_TRUE(Cast(big.data(), T::kInt64, yb.data(), T::kFloat, 3, o).ok());
@@ -189,7 +190,8 @@ TEST(CastStats, RefusedForStringsAndInPlace) {
   o.stats = &st;
   const Status a = Cast(s.data(), T::kString, &f, T::kFloat, 1, o);
   EXPECT_EQ(a.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(a.message(), "stats: statistics are computed for numeric pairs, not STRING (8) -> FLOAT (1)");
+  EXPECT_EQ(a.message(),
+            "stats: statistics are computed for numeric pairs, not STRING (8) -> FLOAT (1)");
   const Status b = Cast(&f, T::kFloat, &f, T::kFloat, 1, o);
   EXPECT_EQ(b.code(), StatusCode::kInvalidArgument);
   // Empty: zeros.

@@ -184,6 +184,20 @@ tensorcast::CastOptions Options(bool saturate, int round_mode,
   return o;
 }
 
+// The statistics of a call into the caller's tensorcast.CastStats object (None: not
+// requested): its attributes are set from `st` (the GIL held).
+void StoreStats(nb::handle stats_obj, const tensorcast::CastStats& st) {
+  stats_obj.attr("count") = nb::int_(st.count);
+  stats_obj.attr("nan_count") = nb::int_(st.nan_count);
+  stats_obj.attr("inf_count") = nb::int_(st.inf_count);
+  stats_obj.attr("saturated") = nb::int_(st.saturated);
+  stats_obj.attr("flushed") = nb::int_(st.flushed);
+  stats_obj.attr("amax") = nb::float_(st.amax);
+  stats_obj.attr("sum_squared_error") = nb::float_(st.sum_squared_error);
+  stats_obj.attr("sum_squared_signal") = nb::float_(st.sum_squared_signal);
+  stats_obj.attr("error_count") = nb::int_(st.error_count);
+}
+
 Status CheckRoundMode(int round_mode) {
   const auto mode = static_cast<tensorcast::RoundMode>(round_mode);
   if (!tensorcast::check::IsRoundMode(mode)) return tensorcast::check::RoundModeError(mode);
@@ -191,7 +205,7 @@ Status CheckRoundMode(int round_mode) {
 }
 
 nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_t dst_type,
-                size_t count, bool saturate, int round_mode, size_t threads) {
+                size_t count, bool saturate, int round_mode, size_t threads, nb::handle stats_obj) {
   Buffer src, dst;
   if (!src.Acquire(src_obj, false)) return Refused("the source", false);
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
@@ -211,12 +225,15 @@ nb::object Cast(nb::handle src_obj, int32_t src_type, nb::handle dst_obj, int32_
   if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
+  tensorcast::CastStats st;
+  tensorcast::CastOptions options = Options(saturate, round_mode, pool);
+  if (!stats_obj.is_none()) options.stats = &st;
   {
     nb::gil_scoped_release release;
     s = tensorcast::Cast(src.data(), static_cast<DataType>(src_type), dst.data(),
-                         static_cast<DataType>(dst_type), count,
-                         Options(saturate, round_mode, pool));
+                         static_cast<DataType>(dst_type), count, options);
   }
+  if (s.ok() && options.stats != nullptr) StoreStats(stats_obj, st);
   return Result(s);
 }
 
@@ -993,7 +1010,7 @@ nb::object QuantizeBlocks(int op, nb::handle x_obj, int32_t x_type,
                           const std::vector<int64_t>& x_shape, int32_t format, nb::handle codes_obj,
                           nb::handle scales_obj, int64_t axis, int64_t block_size,
                           int32_t scale_rule, float global_scale, bool global_scale_given,
-                          size_t threads) {
+                          size_t threads, nb::handle stats_obj) {
   QdqInput x;
   Status s = x.Load("x", x_obj, x_type, x_shape);
   if (!s.ok()) return Result(s);
@@ -1016,6 +1033,8 @@ nb::object QuantizeBlocks(int op, nb::handle x_obj, int32_t x_type,
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
   o.runner = pool ? pool->runner() : nullptr;
+  tensorcast::CastStats st;
+  if (!stats_obj.is_none()) o.stats = &st;
   float g = global_scale;
   {
     nb::gil_scoped_release release;
@@ -1026,6 +1045,7 @@ nb::object QuantizeBlocks(int op, nb::handle x_obj, int32_t x_type,
     }
   }
   if (!s.ok()) return Result(s);
+  if (o.stats != nullptr) StoreStats(stats_obj, st);
   if (op == kQuantizeNvfp4Op) return nb::float_(static_cast<double>(g));
   return nb::none();
 }
@@ -1108,7 +1128,7 @@ nb::object AbsmaxScaleCountBinding(int32_t x_type, const std::vector<int64_t>& x
 nb::object QuantizeAbsmaxBinding(nb::handle x_obj, int32_t x_type,
                                  const std::vector<int64_t>& x_shape, int32_t code_type,
                                  bool per_channel, int64_t axis, nb::handle codes_obj,
-                                 nb::handle scales_obj, size_t threads) {
+                                 nb::handle scales_obj, size_t threads, nb::handle stats_obj) {
   QdqInput x;
   Status s = x.Load("x", x_obj, x_type, x_shape);
   if (!s.ok()) return Result(s);
@@ -1134,11 +1154,14 @@ nb::object QuantizeAbsmaxBinding(nb::handle x_obj, int32_t x_type,
   }
   auto pool = PoolFor(threads);
   o.runner = pool ? pool->runner() : nullptr;
+  tensorcast::CastStats st;
+  if (!stats_obj.is_none()) o.stats = &st;
   {
     nb::gil_scoped_release release;
     s = tensorcast::QuantizeAbsmax(x.view, static_cast<DataType>(code_type), codes.data(),
                                    static_cast<float*>(scales.data()), o);
   }
+  if (s.ok() && o.stats != nullptr) StoreStats(stats_obj, st);
   return Result(s);
 }
 
@@ -1148,7 +1171,9 @@ NB_MODULE(_tensorcast, m) {
   m.doc() = "The C++ core of the tensorcast package (use the functions of `tensorcast` instead).";
   m.def("cast", &Cast, nb::arg("src"), nb::arg("src_type"), nb::arg("dst"), nb::arg("dst_type"),
         nb::arg("count"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
-        "Casts `count` elements between numeric buffers; None, or (code, message, written).");
+        nb::arg("stats") = nb::none(),
+        "Casts `count` elements between numeric buffers (statistics into `stats` unless None); "
+        "None, or (code, message, written).");
   m.def(
       "pack6",
       [](nb::handle src, nb::handle dst, size_t count, size_t threads) {
@@ -1249,13 +1274,13 @@ NB_MODULE(_tensorcast, m) {
       "quantize_mx",
       [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, int32_t format,
          nb::handle codes, nb::handle scales, int64_t axis, int64_t block_size, int32_t scale_rule,
-         size_t threads) {
+         size_t threads, nb::handle stats) {
         return QuantizeBlocks(kQuantizeMxOp, x, x_type, x_shape, format, codes, scales, axis,
-                              block_size, scale_rule, 0.0f, false, threads);
+                              block_size, scale_rule, 0.0f, false, threads, stats);
       },
       nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("format"), nb::arg("codes"),
       nb::arg("scales"), nb::arg("axis"), nb::arg("block_size"), nb::arg("scale_rule"),
-      nb::arg("threads"),
+      nb::arg("threads"), nb::arg("stats") = nb::none(),
       "QuantizeMx of a C-contiguous buffer into codes (packed) and FLOAT8E8M0 scales; None, or "
       "(code, message, 0).");
   m.def(
@@ -1275,13 +1300,14 @@ NB_MODULE(_tensorcast, m) {
       "quantize_nvfp4",
       [](nb::handle x, int32_t x_type, const std::vector<int64_t>& x_shape, nb::handle codes,
          nb::handle scales, int64_t axis, float global_scale, bool global_scale_given,
-         size_t threads) {
+         size_t threads, nb::handle stats) {
         return QuantizeBlocks(kQuantizeNvfp4Op, x, x_type, x_shape,
                               static_cast<int32_t>(tensorcast::BlockFormat::kNvfp4), codes, scales,
-                              axis, 0, 0, global_scale, global_scale_given, threads);
+                              axis, 0, 0, global_scale, global_scale_given, threads, stats);
       },
       nb::arg("x"), nb::arg("x_type"), nb::arg("x_shape"), nb::arg("codes"), nb::arg("scales"),
       nb::arg("axis"), nb::arg("global_scale"), nb::arg("global_scale_given"), nb::arg("threads"),
+      nb::arg("stats") = nb::none(),
       "QuantizeNvfp4 into FLOAT4E2M1 codes (packed) and FLOAT8E4M3FN scales; the tensor scale "
       "(a float), or (code, message, 0).");
   m.def(
@@ -1302,7 +1328,7 @@ NB_MODULE(_tensorcast, m) {
         "The number of scales of QuantizeAbsmax; an int, or (code, message, 0).");
   m.def("quantize_absmax", &QuantizeAbsmaxBinding, nb::arg("x"), nb::arg("x_type"),
         nb::arg("x_shape"), nb::arg("code_type"), nb::arg("per_channel"), nb::arg("axis"),
-        nb::arg("codes"), nb::arg("scales"), nb::arg("threads"),
+        nb::arg("codes"), nb::arg("scales"), nb::arg("threads"), nb::arg("stats") = nb::none(),
         "QuantizeAbsmax into codes (INT8 or FLOAT8E4M3FN) and FLOAT scales; None, or (code, "
         "message, 0).");
   m.def("type_facts", &TypeFactsRows,

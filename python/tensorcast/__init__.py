@@ -39,11 +39,13 @@ from ._block_scale import (
 )
 from ._errors import CastError
 from ._quantize import dequantize_linear, quantize_linear
+from ._stats import CastStats
 from ._types import DataType
 from ._types import TypeLike as TypeLike
 
 __all__ = [
     "CastError",
+    "CastStats",
     "DataType",
     "cast",
     "cast_like",

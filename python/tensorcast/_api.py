@@ -11,6 +11,7 @@ from . import _tensorcast as _ext
 from ._arrow import _arrow_code, _cast_arrow, _is_arrow
 from ._errors import _raise
 from ._numpy import _as_array, _cast_numpy
+from ._stats import CastStats, _stats_arg
 from ._storage import _pack_flat, _unpack_into
 from ._types import (
     _BITS,
@@ -59,6 +60,7 @@ def cast(
     out: Optional[np.ndarray] = None,
     packed: bool = False,
     threads: Optional[int] = None,
+    stats_out: Optional[CastStats] = None,
 ) -> Any:
     """ONNX Cast of `x` to the element type `to`.
 
@@ -75,6 +77,9 @@ def cast(
     as ONNX packed bytes (1-D uint8) instead of one ml_dtypes element per byte.
     threads: None = the package's pool (tc.set_num_threads) for large calls; 1 = this
     thread only; n = a pool of n threads.
+    stats_out: a tensorcast.CastStats to fill in with the conversion's statistics (NaN /
+    Inf inputs, inputs outside the target's range, flushed, amax, squared error and signal;
+    one more pass; numeric pairs of numpy inputs; docs/semantics.md section 14).
 
     Returns a numpy array of x's shape with the numpy / ml_dtypes dtype of `to` (STRING:
     StringDType); for pyarrow input, a pyarrow array with x's validity (null slots 0), or
@@ -90,6 +95,8 @@ def cast(
         rm = _round_mode(round_mode)
     nthreads = 0 if threads is None else _threads(threads)
     sat = True if saturate else False
+    if stats_out is not None:
+        return _cast_with_stats(x, dst, sat, rm, out, packed, nthreads, stats_out)
     if type(x) is np.ndarray and not packed:
         # Fast path: a native numeric array into a numeric type of one byte or more, C order.
         src = _PLAIN_SOURCE.get(x.dtype)
@@ -111,6 +118,18 @@ def cast(
     if isinstance(x, np.ndarray):
         return _cast_numpy(x, dst, sat, rm, out, packed, nthreads)
     return _cast_any(x, dst, sat, rm, out, packed, nthreads)
+
+
+def _cast_with_stats(
+    x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int, stats_out: Any
+) -> Any:
+    stats = _stats_arg(stats_out)
+    if _is_arrow(x):
+        raise TypeError("stats_out: statistics are computed for numpy inputs, not Arrow arrays")
+    arr = x if isinstance(x, np.ndarray) else _as_array(x)
+    if arr.dtype.kind in "UST" or arr.dtype == object or dst == _STRING:
+        raise ValueError("stats_out: statistics are computed for numeric pairs, not STRING")
+    return _cast_numpy(arr, dst, sat, rm, out, packed, threads, stats)
 
 
 def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:

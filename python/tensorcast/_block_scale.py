@@ -15,6 +15,7 @@ from ._arrow import _is_arrow
 from ._errors import _raise
 from ._numpy import _as_array
 from ._quantize import _int_attribute, _Output, _result, _shape
+from ._stats import CastStats, _stats_arg
 from ._storage import _flat_source
 from ._types import _CODE_OF_NAME, _CODE_OF_TYPE, _DTYPE, TypeLike, _type_code
 
@@ -38,13 +39,6 @@ _SCALE_RULES = {"floor": 0, "rceil": 1}
 _INPUT_CODES = tuple(_CODE_OF_NAME[name] for name in ("FLOAT", "FLOAT16", "BFLOAT16"))
 _INPUT_NAMES = "float32, float16 or ml_dtypes.bfloat16"
 _ABSMAX_CODES = (_CODE_OF_NAME["INT8"], _CODE_OF_NAME["FLOAT8E4M3FN"])
-
-_STATS_NOT_IMPLEMENTED = "stats_out: statistics are not implemented yet"
-
-
-def _no_stats(stats_out: Any) -> None:
-    if stats_out is not None:
-        raise NotImplementedError(_STATS_NOT_IMPLEMENTED)
 
 
 def _float_input(x: Any) -> Tuple[np.ndarray, int]:
@@ -135,6 +129,7 @@ def _quantize_blocks(
     out: Any,
     scales_out: Any,
     threads: int,
+    stats: Any,
 ) -> Tuple[np.ndarray, np.ndarray, Any]:
     """QuantizeMx or QuantizeNvfp4: (codes, scales, the tensor scale or None)."""
     arr, x_code = _float_input(x)
@@ -154,6 +149,7 @@ def _quantize_blocks(
             float(global_scale) if given else 0.0,
             given,
             threads,
+            stats,
         )
     else:
         res = _ext.quantize_mx(
@@ -167,6 +163,7 @@ def _quantize_blocks(
             bs,
             rule,
             threads,
+            stats,
         )
     if isinstance(res, tuple):
         _raise(res)
@@ -183,7 +180,7 @@ def quantize_mx(
     packed: bool = False,
     out: Optional[np.ndarray] = None,
     scales_out: Optional[np.ndarray] = None,
-    stats_out: Optional[Any] = None,
+    stats_out: Optional[CastStats] = None,
     threads: Optional[int] = None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """OCP Microscaling (MX) quantization: one power-of-two scale per block of `block_size`
@@ -199,22 +196,23 @@ def quantize_mx(
     "rceil" (the smallest e with amax * 2^-e <= the largest value: nothing saturates).
     packed: the codes as ONNX packed bytes (1-D uint8; mxfp6 and mxfp4 only) instead of
     one ml_dtypes element per byte. out, scales_out: arrays to write the codes and the
-    scales into (their shape and dtype checked). stats_out: reserved; anything but None
-    raises NotImplementedError (statistics are not implemented yet). threads: as in cast().
+    scales into (their shape and dtype checked). stats_out: a tensorcast.CastStats to fill
+    in with the call's statistics (one more pass; docs/semantics.md section 14). threads: as
+    in cast().
 
     Returns (codes, scales): codes of x's shape (or the packed bytes), scales
     float8_e8m0fnu of x's shape with ceil(x.shape[axis] / block_size) along `axis`; a block
     holding a NaN or an infinity gets the NaN scale. ONNX DequantizeLinear-28(codes, scales,
     axis, block_size) gives the dequantized values (dequantize_mx).
     """
-    _no_stats(stats_out)
+    stats = _stats_arg(stats_out)
     nthreads = _threads(threads)
     info = _mx_format(fmt)
     ax = _int_attribute(axis, "axis")
     bs = _int_attribute(block_size, "block_size")
     rule = _scale_rule(scale_rule)
     codes, scales, _ = _quantize_blocks(
-        _QUANTIZE_MX, x, info, ax, bs, rule, None, packed, out, scales_out, nthreads
+        _QUANTIZE_MX, x, info, ax, bs, rule, None, packed, out, scales_out, nthreads, stats
     )
     return codes, scales
 
@@ -295,7 +293,7 @@ def quantize_nvfp4(
     packed: bool = False,
     out: Optional[np.ndarray] = None,
     scales_out: Optional[np.ndarray] = None,
-    stats_out: Optional[Any] = None,
+    stats_out: Optional[CastStats] = None,
     threads: Optional[int] = None,
 ) -> Tuple[np.ndarray, np.ndarray, np.float32]:
     """NVFP4 quantization: FLOAT4E2M1 codes, one FLOAT8E4M3FN scale per block of 16 along
@@ -309,12 +307,12 @@ def quantize_nvfp4(
     Returns (codes, scales, global_scale): float4_e2m1fn codes of x's shape, float8_e4m3fn
     block scales (ceil(x.shape[axis] / 16) along `axis`), g as a numpy float32.
     """
-    _no_stats(stats_out)
+    stats = _stats_arg(stats_out)
     nthreads = _threads(threads)
     ax = _int_attribute(axis, "axis")
     g = None if global_scale is None else _global_scale(global_scale)
     codes, scales, res = _quantize_blocks(
-        _QUANTIZE_NVFP4, x, _FORMATS[_NVFP4], ax, 0, 0, g, packed, out, scales_out, nthreads
+        _QUANTIZE_NVFP4, x, _FORMATS[_NVFP4], ax, 0, 0, g, packed, out, scales_out, nthreads, stats
     )
     return codes, scales, np.float32(res)
 
@@ -371,7 +369,7 @@ def quantize_absmax(
     *,
     axis: Optional[int] = None,
     out: Optional[np.ndarray] = None,
-    stats_out: Optional[Any] = None,
+    stats_out: Optional[CastStats] = None,
     threads: Optional[int] = None,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """absmax quantization to INT8 or FLOAT8E4M3FN with float32 scales: the scale is 1 when
@@ -385,7 +383,7 @@ def quantize_absmax(
 
     Returns (codes, scales): codes of x's shape and dtype `dtype`, float32 scales.
     """
-    _no_stats(stats_out)
+    stats = _stats_arg(stats_out)
     nthreads = _threads(threads)
     code_type = _type_code(dtype, "dtype")
     if code_type not in _ABSMAX_CODES:
@@ -411,6 +409,7 @@ def quantize_absmax(
         codes.target,
         scales,
         nthreads,
+        stats,
     )
     if isinstance(err, tuple):
         _raise(err)

@@ -55,7 +55,14 @@ def _check_out(out: Any, shape: tuple, dtype: np.dtype, name: str = "out") -> np
 
 
 def _cast_numpy(
-    x: np.ndarray, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int
+    x: np.ndarray,
+    dst: int,
+    sat: bool,
+    rm: int,
+    out: Any,
+    packed: bool,
+    threads: int,
+    stats: Any = None,
 ) -> np.ndarray:
     src = _CODE_OF_TYPE.get(x.dtype.type)
     if src is None or src in _COMPLEX:
@@ -102,7 +109,7 @@ def _cast_numpy(
             flat = _flat_source(x, src, threads)
             if np.may_share_memory(flat, target):
                 flat = flat.copy()
-            err = _ext.cast(flat, src, target, dst, n, sat, rm, threads)
+            err = _ext.cast(flat, src, target, dst, n, sat, rm, threads, stats)
             if err is not None:
                 _raise(err)
         if dst in _BITS and not packed:

@@ -89,7 +89,13 @@ def use_block_scale() -> Array:
     z: Array = tc.dequantize_nvfp4(n, ns, g32, axis=-1, output_dtype="bfloat16")
     q, qs = tc.quantize_absmax(x, "int8", axis=0, out=np.empty((2, 32), np.int8))
     f8, f8s = tc.quantize_absmax(x, ml_dtypes.float8_e4m3fn)
-    print(p, s2, y16, z, q, qs, f8, f8s)
+    st = tc.CastStats()
+    tc.quantize_mx(x, "mxfp4", stats_out=st)
+    tc.cast(x, "float8e4m3fn", stats_out=st)
+    rmse: float = st.rmse
+    db: float = st.sqnr_db
+    saturated: int = st.saturated
+    print(p, s2, y16, z, q, qs, f8, f8s, rmse, db, saturated, st.sum_squared_error)
     return y
 
 
