@@ -557,9 +557,10 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
     if (o.stats != nullptr) *o.stats = CastStats();
     return Status::Ok();
   }
-  // Block scale codes: E4M3FN of amax_b / (6 g), the exact quotient rounded once (the
-  // double quotient carries more than 2 * 4 + 2 bits, so its rounding to E4M3 is innocuous),
-  // at least 0x01; NaN for a block holding a NaN or an infinity.
+  // Block scale codes: E4M3FN of amax_b / (6 g), the exact quotient rounded once, at least
+  // 0x01; NaN for a block holding a NaN or an infinity. The double quotient is within 2^-53
+  // (relative) of the exact one, which is at least 2^-31 away from every E4M3 midpoint it
+  // does not equal (a 24-bit amax over the 26-bit 6 g): rounding it gives the same code.
   const std::vector<uint32_t> amax = BlockAmax(x.data, x.type, l, o.runner);
   std::vector<double> q(n_scales);
   const double six_g = 6.0 * static_cast<double>(g);

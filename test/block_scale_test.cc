@@ -411,8 +411,9 @@ TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
             const float S = special ? NAN : static_cast<float>(kE4M3.Value(code) * g);
             for (size_t a = b * 16; a < a1; ++a) {
               const size_t xi = (o * dim + a) * inner + i;
+              // QuantizeLinear with a FLOAT scale: the float32 quotient, then E2M1.
               want[xi] = special ? NanCode(kE2M1, std::isnan(x[xi]) && std::signbit(x[xi]))
-                                 : kE2M1.Encode(x[xi], S);
+                                 : kE2M1.Encode(static_cast<double>(x[xi] / S), 1.0);
             }
           }
         }
@@ -468,6 +469,19 @@ TEST(BlockScale, Nvfp4TakesAGivenTensorScale) {
   g = -1.0f;
   EXPECT_EQ(QuantizeNvfp4(xv, codes.data(), scales.data(), &g, true).code(),
             StatusCode::kInvalidArgument);
+  // The codes are QuantizeLinear's, which rounds the quotient to float32 first. With
+  // g = 1 + 2^-23 a block of amax 6 has the scale code 1.0 (0x38), so S = g; x = 0.75 + 2^-24
+  // gives x / S = 0.75 - 2^-25 + 2^-48, just below the E2M1 tie 0.75 (so 0.5, code 0x1,
+  // by one rounding), but fl32(x / S) = 0.75, which ties to the even 1.0 (code 0x2).
+  std::vector<float> t(16, 0.0f);
+  t[0] = 6.0f;
+  t[1] = 0.75f + 0x1p-24f;
+  const int64_t t_shape[1] = {16};
+  const TensorView tv{t.data(), T::kFloat, t_shape, 1};
+  g = 1.0f + 0x1p-23f;
+  ASSERT_TRUE(QuantizeNvfp4(tv, codes.data(), scales.data(), &g, true).ok());
+  EXPECT_EQ(scales[0], 0x38);
+  EXPECT_EQ(codes[0], 0x7 | 0x2 << 4);
 }
 
 // --- absmax -----------------------------------------------------------------------------------
@@ -518,8 +532,8 @@ TEST(BlockScale, AbsmaxMatchesTheOracleOnEveryTarget) {
               want = NanCode(kE4M3, std::signbit(x[i]));
             } else if (std::isinf(x[i])) {
               want = 0x7E | (x[i] < 0 ? 0x80u : 0u);
-            } else {
-              want = kE4M3.Encode(x[i], want_s[c]);
+            } else {  // QuantizeLinear: the float32 quotient, then E4M3FN
+              want = kE4M3.Encode(static_cast<double>(x[i] / want_s[c]), 1.0);
             }
             ASSERT_EQ(codes[i], want) << DataTypeName(ct) << " element " << i << " x=" << x[i];
           }
