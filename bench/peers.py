@@ -882,6 +882,7 @@ class CApi:
                 c.c_void_p,  # codes
                 c.c_void_p,  # float* scales
                 c.c_void_p,  # const tc_runner* (NULL: the calling thread)
+                c.c_void_p,  # tc_cast_stats* (NULL: none)
                 c.POINTER(TcError),
             ]
             lib.tc_quantize_absmax.restype = c.c_int
@@ -1036,7 +1037,7 @@ class CApi:
         g = None
         if pair.kind == "absmax":
             scales = np.zeros(1, np.float32)
-            args = (ctypes.addressof(x), spec.code_type, 0, 0, ptr(codes), ptr(scales), None)
+            args = (ctypes.addressof(x), spec.code_type, 0, 0, ptr(codes), ptr(scales), None, None)
         else:
             scales = np.zeros(case.scale_shape, np.uint8)
             if pair.kind == "nvfp4":
