@@ -6,7 +6,7 @@
 #                                suite under qemu (test-aarch64), the ASan + UBSan suite
 #                                (test-asan), the ThreadSanitizer test (test-tsan), the Python
 #                                package (test-python), then the libFuzzer targets, sharing
-#                                TENSORCAST_FUZZ_SECONDS (default 300; fuzz). CI runs exactly
+#                                TENSORCAST_FUZZ_SECONDS (default 180; fuzz). CI runs exactly
 #                                this. TENSORCAST_SKIP_AARCH64=1, TENSORCAST_SKIP_SANITIZERS=1,
 #                                TENSORCAST_SKIP_PYTHON=1 and TENSORCAST_SKIP_FUZZ=1 skip those
 #                                stages (for a quick local run; CI skips nothing).

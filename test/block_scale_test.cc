@@ -247,6 +247,7 @@ std::vector<float> Inputs(size_t n, const Format& f, std::mt19937& rng, bool spe
 // x's values as the given input type (exact: the values are taken from that type).
 std::vector<uint8_t> Store(const std::vector<float>& x, T type) {
   std::vector<uint8_t> out(StorageBytes(type, x.size()));
+  if (x.empty()) return out;  // (memcpy takes no null pointer, even for 0 bytes)
   if (type == T::kFloat) {
     std::memcpy(out.data(), x.data(), x.size() * 4);
   } else {

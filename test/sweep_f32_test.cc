@@ -1,6 +1,8 @@
 // sweep_f32_test: all 2^32 float32 bit patterns -> FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2,
-// FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT6E2M3 and FLOAT6E3M2, each with saturate = 1 and 0,
-// through tensorcast::Cast in blocks, compared bit for bit with independent transcriptions
+// FLOAT8E5M2FNUZ, FLOAT4E2M1, FLOAT6E2M3 and FLOAT6E3M2 (the float8 formats with saturate =
+// 1 and 0; FLOAT4E2M1 and FLOAT6, which always saturate, once: their saturate = 0 calls are
+// the kernel tests' registry rows, which run every option set), through tensorcast::Cast in
+// blocks, compared bit for bit with independent transcriptions
 // of the ONNX reference's encoders (onnx/reference/ops/op_cast.py and
 // onnx/numpy_helper.py: float8 with and without saturation, float4e2m1; the FLOAT6 types
 // are ml_dtypes' float6_e2m3fn / float6_e3m2fn, which onnx.reference 1.23 casts to with
@@ -224,7 +226,8 @@ int main() {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Combo> combos;
   for (const Format& f : kFormats) {
-    for (bool saturate : {true, false}) combos.push_back({&f, saturate});
+    combos.push_back({&f, true});
+    if (f.bits == 8) combos.push_back({&f, false});
   }
   std::vector<Result> results(combos.size());
 
