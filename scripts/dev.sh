@@ -171,7 +171,7 @@ test_all() {
     stage tsan test_tsan
   fi
   [ "${TENSORCAST_SKIP_PYTHON:-0}" = 1 ] || stage python test_python
-  [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-300}"
+  [ "${TENSORCAST_SKIP_FUZZ:-0}" = 1 ] || stage fuzz fuzz "${TENSORCAST_FUZZ_SECONDS:-180}"
   echo "stage times:"
   printf '  %s\n' "${stage_times[@]}"
 }
