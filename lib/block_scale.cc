@@ -465,8 +465,7 @@ Status QuantizeMxChecked(const TensorView& x, BlockFormat format, void* codes, v
 }
 
 Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorView& scales,
-                         const FormatInfo& info, void* y, T y_type, const Layout& l,
-                         const Runner* runner) {
+                         void* y, T y_type, const Layout& l, const Runner* runner) {
   if (y_type != T::kFloat && y_type != T::kFloat16 && y_type != T::kBfloat16) {
     return Invalid(fn,
                    "y: type " + check::TypeLabel(y_type) + " is not FLOAT, FLOAT16 or BFLOAT16");
@@ -476,7 +475,6 @@ Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorVi
                         {"scales", scales.data, StorageBytes(scales.type, l.ScaleCount()), false},
                         {"y", y, StorageBytes(y_type, l.count), true}});
   if (!s.ok() || l.count == 0) return s;
-  (void)info;
   return Renamed(
       fn, DequantizeLinear(codes, scales, nullptr, y, y_type, LinearAttributes(l, y_type, runner)));
 }
@@ -502,7 +500,7 @@ Status DequantizeMxChecked(const TensorView& codes, const void* scales, BlockFor
   if (!s.ok()) return s;
   const std::vector<int64_t> shape = ScaleShape(codes.shape, codes.rank, l);
   const TensorView sv{scales, T::kFloat8E8M0, shape.data(), shape.size()};
-  return DequantizeChecked(fn, codes, sv, *info, y, y_type, l, o.runner);
+  return DequantizeChecked(fn, codes, sv, y, y_type, l, o.runner);
 }
 
 // --- NVFP4 -----------------------------------------------------------------------------------
@@ -612,7 +610,7 @@ Status DequantizeNvfp4Checked(const TensorView& codes, const void* scales, float
   if (!s.ok()) return Renamed(fn, s);
   const std::vector<int64_t> shape = ScaleShape(codes.shape, codes.rank, l);
   const TensorView sv{fs.data(), T::kFloat, shape.data(), shape.size()};
-  return DequantizeChecked(fn, codes, sv, info, y, y_type, l, o.runner);
+  return DequantizeChecked(fn, codes, sv, y, y_type, l, o.runner);
 }
 
 // --- absmax ----------------------------------------------------------------------------------
