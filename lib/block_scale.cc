@@ -464,8 +464,8 @@ Status QuantizeMxChecked(const TensorView& x, BlockFormat format, void* codes, v
   return Status::Ok();
 }
 
-Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorView& scales,
-                         void* y, T y_type, const Layout& l, const Runner* runner) {
+Status DequantizeChecked(const char* fn, const TensorView& codes, const TensorView& scales, void* y,
+                         T y_type, const Layout& l, const Runner* runner) {
   if (y_type != T::kFloat && y_type != T::kFloat16 && y_type != T::kBfloat16) {
     return Invalid(fn,
                    "y: type " + check::TypeLabel(y_type) + " is not FLOAT, FLOAT16 or BFLOAT16");
