@@ -15,9 +15,7 @@
 
 #include "hwy/cache_control.h"  // hwy::FlushStream
 #include "lib/block_scale_rules.h"
-#include "lib/cast_stats.h"
 #include "lib/check.h"
-#include "lib/chunk_cast.h"
 #include "lib/dispatch/block_scale_kernels.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/dispatch/stream_copy.h"
@@ -30,10 +28,6 @@ namespace tensorcast {
 namespace {
 
 using T = DataType;
-using chunk::At;
-using chunk::Overlaps;
-using chunk::ShapeText;
-using parallel::ForRanges;
 
 struct FormatInfo {
   const char* name;
@@ -63,6 +57,12 @@ constexpr size_t kChunk = tuning::kQuantizeChunkElements;
 
 Status Invalid(const char* fn, const std::string& text) {
   return Status(StatusCode::kInvalidArgument, std::string(fn) + ": " + text);
+}
+
+std::string ShapeText(const int64_t* shape, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 
 // x as [outer, dim, inner] around the axis; blocks of `block` along it.
@@ -131,6 +131,13 @@ Status CheckInputType(const char* fn, T type) {
                     " is not FLOAT, FLOAT16 or BFLOAT16 (cast it to FLOAT first)");
 }
 
+bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
 // The buffers of a call: none null when it has elements, no output overlapping another
 // buffer. Each entry: name, pointer, bytes, is an output.
 struct Buffer {
@@ -158,11 +165,24 @@ Status CheckBuffers(const char* fn, const std::vector<Buffer>& buffers) {
   return Status::Ok();
 }
 
+// Cast of n elements between numeric types (validated, non-overlapping buffers).
+void CastChunk(const void* src, T src_type, void* dst, T dst_type, size_t n, bool saturate) {
+  CastOptions options;
+  options.saturate = saturate;
+  if (!dispatch::CastWithPlan(src, src_type, dst, dst_type, n, options)) {
+    (void)reference::Cast(src, src_type, dst, dst_type, n, options);
+  }
+}
+
+const void* At(const void* p, T type, size_t e) {
+  return static_cast<const unsigned char*>(p) + e * static_cast<size_t>(Facts(type).bits) / 8;
+}
+
 // n elements of x from element e as float32: x itself when it is FLOAT, else converted into
 // buf (at least n floats).
 const float* AsFloat(const void* x, T type, size_t e, size_t n, float* buf) {
   if (type == T::kFloat) return static_cast<const float*>(x) + e;
-  chunk::Cast(At(x, type, e), type, buf, T::kFloat, n, true);
+  CastChunk(At(x, type, e), type, buf, T::kFloat, n, true);
   return buf;
 }
 
@@ -170,6 +190,23 @@ float FromBits(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+// Runs f(begin, end) over [0, n) units, in tasks through the runner when `bytes` (the
+// call's traffic) is large enough to be worth it; the cuts do not change any result.
+template <class F>
+void ForRanges(const Runner* runner, size_t n, size_t bytes, const F& f) {
+  size_t tasks = 1;
+  if (runner != nullptr && bytes >= tuning::kParallelMinBytes && n > 1) {
+    tasks = std::min(
+        {n, tuning::kParallelMaxTasks, std::max<size_t>(1, bytes / tuning::kParallelTaskBytes)});
+  }
+  if (tasks <= 1) {
+    f(size_t{0}, n);
+    return;
+  }
+  auto task = [&](size_t i) { f(n * i / tasks, n * (i + 1) / tasks); };
+  parallel::RunTasks(runner, tasks, task);
 }
 
 // The largest |x| of each block (o, b, i) as float32 bits, at (o * blocks + b) * inner + i;
@@ -250,6 +287,12 @@ Status Renamed(const char* fn, const Status& s) {
 
 // --- Statistics ----------------------------------------------------------------------------
 
+struct Partial {
+  uint64_t nan = 0, inf = 0, saturated = 0, flushed = 0, n = 0;
+  uint32_t amax = 0;
+  double error = 0, signal = 0;
+};
+
 // The statistics of a finished quantization: x (count elements of x_type), its codes
 // (code_type) and scale_of(e), the scale of element e as double (NaN for a NaN block).
 template <class ScaleOf>
@@ -257,15 +300,15 @@ void FillStats(const void* x, T x_type, const void* codes, T code_type, size_t c
                const ScaleOf& scale_of, const Runner* runner, CastStats* out) {
   const CodeRange range = RangeOf(code_type);
   const size_t chunks = (count + kChunk - 1) / kChunk;
-  std::vector<cast_stats::Partial> parts(chunks);
+  std::vector<Partial> parts(chunks);
   const size_t bytes = StorageBytes(x_type, count) + StorageBytes(code_type, count);
   ForRanges(runner, chunks, bytes, [&](size_t begin, size_t end) {
     std::vector<float> xb(kChunk), yb(kChunk);
     for (size_t c = begin; c < end; ++c) {
       const size_t e0 = c * kChunk, n = std::min(kChunk, count - e0);
       const float* xv = AsFloat(x, x_type, e0, n, xb.data());
-      chunk::Cast(At(codes, code_type, e0), code_type, yb.data(), T::kFloat, n, true);
-      cast_stats::Partial& p = parts[c];
+      CastChunk(At(codes, code_type, e0), code_type, yb.data(), T::kFloat, n, true);
+      Partial& p = parts[c];
       for (size_t j = 0; j < n; ++j) {
         const float v = xv[j];
         if (std::isnan(v)) {
@@ -276,7 +319,9 @@ void FillStats(const void* x, T x_type, const void* codes, T code_type, size_t c
           ++p.inf;
           continue;
         }
-        p.amax = std::max(p.amax, static_cast<long double>(std::fabs(v)));
+        uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        p.amax = std::max(p.amax, bits & 0x7FFFFFFFu);
         const double s = scale_of(e0 + j);
         const double y = static_cast<double>(yb[j]) * s;  // exact
         if (std::isfinite(s) && s != 0 && range.Saturated(static_cast<double>(v) / s)) {
@@ -292,7 +337,21 @@ void FillStats(const void* x, T x_type, const void* codes, T code_type, size_t c
       }
     }
   });
-  *out = cast_stats::Sum(parts, count);
+  CastStats r;
+  r.count = count;
+  uint32_t amax = 0;
+  for (const Partial& p : parts) {  // in chunk order: the same sums for any thread count
+    r.nan_count += p.nan;
+    r.inf_count += p.inf;
+    r.saturated += p.saturated;
+    r.flushed += p.flushed;
+    r.error_count += p.n;
+    r.sum_squared_error += p.error;
+    r.sum_squared_signal += p.signal;
+    amax = std::max(amax, p.amax);
+  }
+  r.amax = static_cast<double>(FromBits(amax));
+  *out = r;
 }
 
 // The scale of element e of a blocked layout, from a table of doubles.
@@ -345,10 +404,10 @@ void MxOnePass(const float* x, const Layout& l, const FormatInfo& info, const Mx
       dispatch::MxChunk(args);
       void* dst = const_cast<void*>(At(codes, elem, args.e0));
       if (stream) {
-        chunk::Cast(scaled, T::kFloat, staged, elem, args.n, true);
+        CastChunk(scaled, T::kFloat, staged, elem, args.n, true);
         dispatch::StreamCopy(staged, dst, StorageBytes(elem, args.n));
       } else {
-        chunk::Cast(scaled, T::kFloat, dst, elem, args.n, true);
+        CastChunk(scaled, T::kFloat, dst, elem, args.n, true);
       }
     }
     if (stream) hwy::FlushStream();
@@ -507,7 +566,7 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
     q[i] = amax[i] >= 0x7F800000u ? std::nan("") : static_cast<double>(FromBits(amax[i])) / six_g;
   }
   auto* sc = static_cast<uint8_t*>(scales);
-  chunk::Cast(q.data(), T::kDouble, sc, T::kFloat8E4M3FN, n_scales, true);
+  CastChunk(q.data(), T::kDouble, sc, T::kFloat8E4M3FN, n_scales, true);
   for (size_t i = 0; i < n_scales; ++i) {
     if (amax[i] >= 0x7F800000u) {
       sc[i] = 0x7F;

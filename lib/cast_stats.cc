@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "lib/block_scale_rules.h"
-#include "lib/chunk_cast.h"
+#include "lib/dispatch/route_plan.h"
 #include "lib/parallel.h"
+#include "lib/reference/reference_cast.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
 
@@ -23,7 +24,19 @@ namespace {
 using T = DataType;
 constexpr size_t kChunk = 4096;
 
-using chunk::At;
+void CastChunk(const void* src, T src_type, void* dst, T dst_type, size_t n,
+               const CastOptions& options) {
+  CastOptions o = options;
+  o.runner = nullptr;
+  o.stats = nullptr;
+  if (!dispatch::CastWithPlan(src, src_type, dst, dst_type, n, o)) {
+    (void)reference::Cast(src, src_type, dst, dst_type, n, o);
+  }
+}
+
+const void* At(const void* p, T type, size_t e) {
+  return static_cast<const unsigned char*>(p) + e * static_cast<size_t>(Facts(type).bits) / 8;
+}
 
 // n elements of p from element e as long double (exact): INT64 / UINT64 read directly,
 // every other type through an exact Cast to DOUBLE.
@@ -42,7 +55,7 @@ void Values(const void* p, T type, size_t e, size_t n, double* scratch, long dou
     }
     return;
   }
-  chunk::Cast(At(p, type, e), type, scratch, T::kDouble, n, CastOptions());
+  CastChunk(At(p, type, e), type, scratch, T::kDouble, n, CastOptions());
   for (size_t j = 0; j < n; ++j) out[j] = scratch[j];
 }
 
@@ -66,25 +79,13 @@ RangeRule RuleOf(T dst) {
   return RangeRule::kIntegerRange;
 }
 
-}  // namespace
-
-CastStats Sum(const std::vector<Partial>& parts, size_t count) {
-  CastStats r;
-  r.count = count;
+struct Partial {
+  uint64_t nan = 0, inf = 0, saturated = 0, flushed = 0, n = 0;
   long double amax = 0;
-  for (const Partial& p : parts) {  // chunk order
-    r.nan_count += p.nan;
-    r.inf_count += p.inf;
-    r.saturated += p.saturated;
-    r.flushed += p.flushed;
-    r.error_count += p.n;
-    r.sum_squared_error += p.error;
-    r.sum_squared_signal += p.signal;
-    amax = std::max(amax, p.amax);
-  }
-  r.amax = static_cast<double>(amax);
-  return r;
-}
+  double error = 0, signal = 0;
+};
+
+}  // namespace
 
 void Compute(const void* src, T src_type, const void* dst, T dst_type, size_t count,
              const CastOptions& options, CastStats* out) {
@@ -112,7 +113,7 @@ void Compute(const void* src, T src_type, const void* dst, T dst_type, size_t co
       if (rule == RangeRule::kOverflow || rule == RangeRule::kE8M0) {
         CastOptions unsaturated = options;
         unsaturated.saturate = false;
-        chunk::Cast(At(src, src_type, e0), src_type, raw.data(), dst_type, n, unsaturated);
+        CastChunk(At(src, src_type, e0), src_type, raw.data(), dst_type, n, unsaturated);
         Values(raw.data(), dst_type, 0, n, scratch.data(), z.data());
       }
       Partial& p = parts[c];
@@ -152,8 +153,28 @@ void Compute(const void* src, T src_type, const void* dst, T dst_type, size_t co
     }
   };
   const size_t bytes = StorageBytes(src_type, count) + StorageBytes(dst_type, count);
-  parallel::ForRanges(options.runner, chunks, bytes, range);
-  *out = Sum(parts, count);
+  size_t tasks = 1;
+  if (options.runner != nullptr && bytes >= tuning::kParallelMinBytes && chunks > 1) {
+    tasks = std::min({chunks, tuning::kParallelMaxTasks,
+                      std::max<size_t>(1, bytes / tuning::kParallelTaskBytes)});
+  }
+  auto task = [&](size_t i) { range(chunks * i / tasks, chunks * (i + 1) / tasks); };
+  parallel::RunTasks(options.runner, tasks, task);
+  CastStats r;
+  r.count = count;
+  long double amax = 0;
+  for (const Partial& p : parts) {  // chunk order
+    r.nan_count += p.nan;
+    r.inf_count += p.inf;
+    r.saturated += p.saturated;
+    r.flushed += p.flushed;
+    r.error_count += p.n;
+    r.sum_squared_error += p.error;
+    r.sum_squared_signal += p.signal;
+    amax = std::max(amax, p.amax);
+  }
+  r.amax = static_cast<double>(amax);
+  *out = r;
 }
 
 }  // namespace cast_stats

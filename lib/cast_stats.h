@@ -4,8 +4,6 @@
 #define TENSORCAST_LIB_CAST_STATS_H_
 
 #include <cstddef>
-#include <cstdint>
-#include <vector>
 
 #include "tensorcast/cast_options.h"
 #include "tensorcast/data_type.h"
@@ -13,17 +11,6 @@
 
 namespace tensorcast {
 namespace cast_stats {
-
-// The sums of one chunk of 4096 elements (the statistics of Cast and of the quantizers).
-struct Partial {
-  uint64_t nan = 0, inf = 0, saturated = 0, flushed = 0, n = 0;
-  long double amax = 0;
-  double error = 0, signal = 0;
-};
-
-// The statistics of `count` elements from their chunks' sums, added in chunk order (the
-// same bits for any thread count).
-CastStats Sum(const std::vector<Partial>& parts, size_t count);
 
 // *out for the finished Cast of `count` elements from src to dst (numeric types, distinct
 // buffers), with the call's options (saturate, round_mode, runner).

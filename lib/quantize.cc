@@ -14,7 +14,6 @@
 
 #include "hwy/cache_control.h"  // hwy::FlushStream
 #include "lib/check.h"
-#include "lib/chunk_cast.h"
 #include "lib/dispatch/quantize_kernels.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/dispatch/stream_copy.h"
@@ -30,9 +29,6 @@ namespace tensorcast {
 namespace {
 
 using T = DataType;
-using chunk::At;
-using chunk::Overlaps;
-using chunk::ShapeText;
 
 // --- Versions and their types -------------------------------------------------------------
 
@@ -194,6 +190,12 @@ Status DequantizeOutputType(const Op& op, const QuantizeAttributes& a, T scale_t
 
 // --- Shapes -----------------------------------------------------------------------------------
 
+std::string ShapeText(const int64_t* shape, size_t rank) {
+  std::string s = "[";
+  for (size_t i = 0; i < rank; ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 // The element count of a shape; false with the message when a dimension is negative, the
 // shape is null with rank > 0, or the count overflows.
 Status ElementCount(const Op& op, const char* argument, const TensorView& t, size_t* count) {
@@ -342,6 +344,13 @@ Status CheckFloatZeroPoint(const Op& op, const TensorView& z, size_t n) {
   return Status::Ok();
 }
 
+bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
 // Every check of a call, in the order of the messages: the version, the attributes, the
 // types, the shapes, the zero point, the buffers.
 Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const TensorView* zp,
@@ -454,6 +463,19 @@ Status Plan(const Op& op, const TensorView& x, const TensorView& scale, const Te
 // in L1 or L2. A multiple of 8, so that every chunk starts on a whole byte of the packed types.
 constexpr size_t kChunk = tuning::kQuantizeChunkElements;
 
+// Cast of a chunk between numeric types (validated, non-overlapping buffers).
+void CastChunk(const void* src, T src_type, void* dst, T dst_type, size_t n, bool saturate) {
+  CastOptions options;
+  options.saturate = saturate;
+  if (!dispatch::CastWithPlan(src, src_type, dst, dst_type, n, options)) {
+    (void)reference::Cast(src, src_type, dst, dst_type, n, options);
+  }
+}
+
+const void* At(const void* p, T type, size_t e) {
+  return static_cast<const unsigned char*>(p) + e * static_cast<size_t>(Facts(type).bits) / 8;
+}
+
 // The scales (or zero points) of a call as float32, once: the data itself when it is
 // FLOAT already, else a converted copy (exact: every scale and zero-point type that
 // reaches here is exact in float32).
@@ -466,7 +488,7 @@ struct F32Table {
       return;
     }
     copy.resize(n);
-    chunk::Cast(data, type, copy.data(), T::kFloat, n, true);
+    CastChunk(data, type, copy.data(), T::kFloat, n, true);
     values = copy.data();
   }
 };
@@ -500,8 +522,8 @@ struct Tables {
 // Rounds n float32 values in place to the float type p and back (exact in float32),
 // through `scratch` (n 16-bit codes).
 void RoundToPrecision(float* v, size_t n, T p, uint16_t* scratch) {
-  chunk::Cast(v, T::kFloat, scratch, p, n, true);
-  chunk::Cast(scratch, p, v, T::kFloat, n, true);
+  CastChunk(v, T::kFloat, scratch, p, n, true);
+  CastChunk(scratch, p, v, T::kFloat, n, true);
 }
 
 // Elements [e0, e0 + n) of y from their float32 values `v`: a Cast into y, or, streamed, a
@@ -510,12 +532,12 @@ void StoreChunk(const QuantizePlan& p, const Tables& t, const float* v, size_t e
                 bool saturate, float* buffer) {
   void* y = const_cast<void*>(At(p.y, p.y_type, e0));
   if (!t.stream) {
-    chunk::Cast(v, T::kFloat, y, p.y_type, n, saturate);
+    CastChunk(v, T::kFloat, y, p.y_type, n, saturate);
     return;
   }
   const void* bytes = v;
   if (p.y_type != T::kFloat) {
-    chunk::Cast(v, T::kFloat, buffer, p.y_type, n, saturate);
+    CastChunk(v, T::kFloat, buffer, p.y_type, n, saturate);
     bytes = buffer;
   }
   dispatch::StreamCopy(bytes, y, StorageBytes(p.y_type, n));
@@ -529,11 +551,11 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
   if (p.x_type == T::kFloat && wide) {
     x = static_cast<const float*>(p.x) + e0;
   } else if (p.x_type == p.precision || wide) {
-    chunk::Cast(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
+    CastChunk(At(p.x, p.x_type, e0), p.x_type, xa, T::kFloat, n, true);
     x = xa;
   } else {  // x rounded to the precision first, as astype
-    chunk::Cast(At(p.x, p.x_type, e0), p.x_type, scratch, p.precision, n, true);
-    chunk::Cast(scratch, p.precision, xa, T::kFloat, n, true);
+    CastChunk(At(p.x, p.x_type, e0), p.x_type, scratch, p.precision, n, true);
+    CastChunk(scratch, p.precision, xa, T::kFloat, n, true);
     x = xa;
   }
   const TypeFacts& yf = Facts(p.y_type);
@@ -591,7 +613,7 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
   const bool in_y = p.y_type == T::kFloat && !t.stream;
   float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;
   float* src = in_y ? dst : xa;
-  chunk::Cast(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
+  CastChunk(At(p.x, p.x_type, e0), p.x_type, src, T::kFloat, n, true);
   QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
   chunk.nan_free = t.nan_free;
   dispatch::DequantizeF32(chunk, src, n, p.y_type != T::kFloat, dst);
@@ -627,9 +649,9 @@ Status Run(const QuantizePlan& p) {
       // through FLOAT would round twice).
       const size_t n = CountOf(p);
       std::vector<uint16_t> codes(n);
-      chunk::Cast(p.scale, p.scale_type, codes.data(), p.precision, n, true);
+      CastChunk(p.scale, p.scale_type, codes.data(), p.precision, n, true);
       tables.rounded.resize(n);
-      chunk::Cast(codes.data(), p.precision, tables.rounded.data(), T::kFloat, n, true);
+      CastChunk(codes.data(), p.precision, tables.rounded.data(), T::kFloat, n, true);
       tables.scale.values = tables.rounded.data();
       tables.ones.assign(n, 1.0f);
     }
