@@ -3,6 +3,7 @@
 #   libgtest-dev libgmock-dev        -> GTest::gtest        (tests)
 #   libbenchmark-dev                 -> benchmark::benchmark (bench)
 #   libonnx-dev libprotobuf-dev      -> onnx_proto          (conformance runner, CLI .pb files)
+#   nlohmann-json3-dev               -> nlohmann_json::nlohmann_json (CLI .safetensors headers)
 include_guard(GLOBAL)
 
 find_package(hwy 1.0.3 REQUIRED CONFIG)
@@ -11,6 +12,7 @@ find_package(Threads REQUIRED)
 if((TENSORCAST_BUILD_TESTS AND TENSORCAST_HOST_TESTS) OR TENSORCAST_BUILD_TOOLS)
   find_package(Protobuf REQUIRED)
   find_package(ONNX CONFIG REQUIRED)  # target onnx_proto
+  find_package(nlohmann_json 3.11 REQUIRED CONFIG)
 endif()
 if(TENSORCAST_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -51,7 +51,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 packages=(cmake g++ make ccache pkgconf libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libonnx-dev libprotobuf-dev python3 python3-venv)
+          libonnx-dev libprotobuf-dev nlohmann-json3-dev python3 python3-venv)
 
 install_missing() {
   local missing=()
@@ -124,7 +124,7 @@ test_tsan() {
 
 fuzz() {
   # The stage's budget, shared equally: adding a target does not lengthen the stage.
-  local total=${1:-300} names=(parse_text cast split quantize npy pb)
+  local total=${1:-300} names=(parse_text cast split quantize npy pb safetensors)
   local seconds=$(( total / ${#names[@]} ))
   [ "$seconds" -ge 1 ] || seconds=1
   packages=(clang libclang-rt-14-dev)

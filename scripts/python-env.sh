@@ -2,7 +2,8 @@
 # python-env.sh VENV_DIR SCRIPT [ARGS...]
 #
 # Runs SCRIPT with the Python of a virtual environment at VENV_DIR that has onnx,
-# ml_dtypes and numpy (the differential test's oracle). The venv is created when missing
+# ml_dtypes and numpy (the differential test's oracle) and safetensors (the checkpoint
+# test's reader). The venv is created when missing
 # (python3 -m venv) and the packages are pip-installed into it when they are missing or
 # too old; once they are there, nothing touches the network. Used by ctest
 # (differential_test) and CI on a fresh machine that reaches PyPI only.
@@ -26,7 +27,7 @@ python=${PYTHON:-python3}
 # numpy < 2.3: numpy 2.3 changed str() of float16/float32 to scientific notation from
 # 1e3/1e6 on; docs/semantics.md (and the ONNX v1.18 string data) follow the
 # older spelling (positional below 1e16), so the reference must run on numpy < 2.3.
-packages=${TENSORCAST_PIP_PACKAGES:-"onnx>=1.23 ml_dtypes>=0.5.4 numpy>=1.24,<2.3"}
+packages=${TENSORCAST_PIP_PACKAGES:-"onnx>=1.23 ml_dtypes>=0.5.4 numpy>=1.24,<2.3 safetensors>=0.4"}
 
 log() { echo "python-env: $*" >&2; }
 

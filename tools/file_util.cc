@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <set>
 #include <string>
@@ -311,6 +312,17 @@ OutputGroup::~OutputGroup() {
 }
 
 Status OutputGroup::Stage(const std::string& path, const std::vector<ByteSpan>& pieces) {
+  return StageStream(path, [&](const ByteSink& sink) {
+    for (const ByteSpan& piece : pieces) {
+      Status s = sink(piece.data, piece.size);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  });
+}
+
+Status OutputGroup::StageStream(const std::string& path,
+                                const std::function<Status(const ByteSink&)>& produce) {
   if (BaseName(path).empty()) {
     return Status(StatusCode::kInvalidArgument, "output path '" + path + "' names a directory");
   }
@@ -357,17 +369,23 @@ Status OutputGroup::Stage(const std::string& path, const std::vector<ByteSpan>& 
     ::close(fd);
     throw;
   }
-  for (const ByteSpan& piece : pieces) {
-    if (err != 0) break;
-    if (!WriteFully(fd, piece.data, piece.size)) {
-      err = errno;
-      break;
+  Status produced = Status::Ok();
+  if (err == 0) {
+    const ByteSink sink = [&](const void* data, size_t size) {
+      if (err == 0 && !WriteFully(fd, data, size)) err = errno;
+      return err == 0 ? Status::Ok() : IoError("cannot write", path, err);
+    };
+    try {
+      produced = produce(sink);
+    } catch (...) {
+      ::close(fd);
+      throw;
     }
   }
-  if (err == 0 && ::fchmod(fd, mode) != 0) err = errno;
+  if (err == 0 && produced.ok() && ::fchmod(fd, mode) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) return IoError("cannot write", path, err);
-  return Status::Ok();
+  return produced;
 }
 
 Status OutputGroup::Commit() {

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ struct ByteSpan {
   size_t size;
 };
 
+// Takes the next `size` bytes of an output.
+using ByteSink = std::function<Status(const void* data, size_t size)>;
+
 // Output files written all or nothing (see the file comment). Stage each file, then
 // Commit; a group that is destroyed without a successful Commit leaves no trace.
 class OutputGroup {
@@ -84,6 +88,11 @@ class OutputGroup {
   // Fails for outputs that may not be replaced, two outputs with the same final file,
   // and write errors (the message names `path`).
   Status Stage(const std::string& path, const std::vector<ByteSpan>& pieces);
+  // As Stage, for an output produced piece by piece: `produce` passes each piece to the
+  // sink in order (the sink's error, naming `path`, says the write failed: return it).
+  // An error from `produce` fails the stage as a write error does.
+  Status StageStream(const std::string& path,
+                     const std::function<Status(const ByteSink&)>& produce);
   // Moves every staged file into place, or none.
   Status Commit();
 

@@ -21,6 +21,9 @@
 // attributes the opset lacks, an output type .npy cannot hold) exit 2 before a file is
 // read where possible; the rest (unreadable files, types and shapes the node refuses)
 // exit 1. The output is written all or nothing (file_util.h).
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <memory>
@@ -30,6 +33,7 @@
 
 #include <tensorcast/tensorcast.h>
 
+#include "checkpoint.h"
 #include "commands.h"
 #include "tensor_io.h"
 
@@ -165,6 +169,10 @@ int RunQdq(bool quantize, const std::vector<std::string>& args) {
   size_t threads = DefaultThreadCount();
   std::vector<std::string> files;
   bool only_files = false;
+  CheckpointJob job;  // --format FORMAT: the scales computed
+  bool have_quant_format = false;
+  std::vector<std::string> given;            // the options given
+  std::vector<std::string> checkpoint_only;  // options only --format FORMAT takes
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (only_files || arg.size() < 2 || arg[0] != '-') {
@@ -176,13 +184,19 @@ int RunQdq(bool quantize, const std::vector<std::string>& args) {
       continue;
     }
     const std::string name = OptionName(arg);
-    if (quantize && name == "--no-saturate") {
-      if (name != arg) return Fail(kExitUsage, "option --no-saturate takes no value");
-      saturate = false;
+    if (quantize && (name == "--no-saturate" || name == "--per-tensor" || name == "--stats")) {
+      if (name != arg) return Fail(kExitUsage, "option " + name + " takes no value");
+      given.push_back(name);
+      if (name == "--no-saturate") saturate = false;
+      if (name == "--per-tensor") job.per_tensor = true;
+      if (name == "--stats") job.print_stats = true;
+      checkpoint_only.push_back(name == "--no-saturate" ? "" : name);
       continue;
     }
+    const bool quantize_only = name == "--precision" || name == "--scale-rule" ||
+                               name == "--include" || name == "--exclude";
     if (name != "--scale" && name != "--zero-point" && name != "--axis" && name != "--block-size" &&
-        name != "--output-dtype" && !(quantize && name == "--precision") && name != "--opset" &&
+        name != "--output-dtype" && !(quantize && quantize_only) && name != "--opset" &&
         name != "--format" && name != "--threads") {
       return Fail(kExitUsage, command + ": unknown option '" + name + "' (see tensorcast --help)");
     }
@@ -190,6 +204,7 @@ int RunQdq(bool quantize, const std::vector<std::string>& args) {
     if (!OptionValue(args, &i, &value)) {
       return Fail(kExitUsage, "option " + name + " needs a value");
     }
+    given.push_back(name);
     if (name == "--scale" || name == "--zero-point") {
       Operand& op = name == "--scale" ? scale : zero_point;
       op.given = true;
@@ -198,10 +213,13 @@ int RunQdq(bool quantize, const std::vector<std::string>& args) {
       if (!ParseInt64(value, &attrs.axis)) {
         return Fail(kExitUsage, "--axis takes an integer, not '" + value + "'");
       }
+      job.axis = attrs.axis;
+      job.axis_given = true;
     } else if (name == "--block-size") {
       if (!ParseInt64(value, &attrs.block_size) || attrs.block_size < 0) {
         return Fail(kExitUsage, "--block-size takes an integer >= 0, not '" + value + "'");
       }
+      job.block_size = attrs.block_size;
     } else if (name == "--output-dtype") {
       if (int rc = ParseTypeOption(name, value, &output_dtype)) return rc;
     } else if (name == "--precision") {
@@ -211,14 +229,59 @@ int RunQdq(bool quantize, const std::vector<std::string>& args) {
         return Fail(kExitUsage, "--opset takes an integer from 10 to 28, not '" + value + "'");
       }
     } else if (name == "--format") {
-      if (int rc = ParseFormat(value, &format)) return rc;
-      have_format = true;
+      if (quantize && ParseQuantFormat(value, &job.format)) {
+        have_quant_format = true;
+      } else if (quantize && !FormatFromPath("x." + value, &format).ok() &&
+                 !FormatFromPath("x" + value, &format).ok()) {
+        return Fail(kExitUsage, "--format takes npy or pb (the format of '-') or one of " +
+                                    QuantFormatList() + ", not '" + value + "'");
+      } else {
+        if (int rc = ParseFormat(value, &format)) return rc;
+        have_format = true;
+      }
+    } else if (name == "--scale-rule") {
+      std::string lower = value;
+      for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      if (lower != "floor" && lower != "rceil") {
+        return Fail(kExitUsage, "--scale-rule takes floor or rceil, not '" + value + "'");
+      }
+      job.scale_rule = lower == "floor" ? ScaleRule::kFloor : ScaleRule::kRceil;
+      checkpoint_only.push_back(name);
+    } else if (name == "--include" || name == "--exclude") {
+      (name == "--include" ? job.include : job.exclude).push_back(value);
+      checkpoint_only.push_back(name);
     } else {
       if (int rc = ParseThreads(value, &threads)) return rc;
     }
   }
+  if (have_quant_format) {
+    // The scales computed: a checkpoint job (checkpoint.h).
+    for (const char* option :
+         {"--scale", "--zero-point", "--output-dtype", "--precision", "--opset", "--no-saturate"}) {
+      if (std::find(given.begin(), given.end(), option) != given.end()) {
+        return Fail(kExitUsage, std::string("quantize --format ") + job.format.name +
+                                    " computes the scales; " + option + " is for --scale");
+      }
+    }
+    if (files.size() != 2) {
+      return Fail(kExitUsage, command + " needs an input and an output file (got " +
+                                  std::to_string(files.size()) + " file names)");
+    }
+    job.quantize = true;
+    job.threads = threads;
+    job.progress = ::isatty(STDERR_FILENO) == 1;
+    return RunCheckpoint(job, files[0], files[1]);
+  }
+  for (const std::string& option : checkpoint_only) {
+    if (!option.empty()) {
+      return Fail(kExitUsage,
+                  option + " goes with --format " + QuantFormatList() + " (scales computed)");
+    }
+  }
   if (!scale.given) {
-    return Fail(kExitUsage, command + " needs --scale NUMBER|FILE (see tensorcast --help)");
+    return Fail(kExitUsage, command +
+                                " needs --scale NUMBER|FILE or --format FORMAT (see "
+                                "tensorcast --help)");
   }
   if (files.size() != 2) {
     return Fail(kExitUsage, command + " needs an input and an output file (got " +

@@ -2,9 +2,10 @@
 // castable type T on this machine.
 //
 // For each T: Cast FLOAT -> T and T -> FLOAT, best of 3 runs each (steady_clock), in GB/s
-// of bytes read + written; the same rate relative to memcpy of the source buffer in the
-// same run (read + written, best of 3); and over the round trip: the max absolute and
-// relative error, the share of values out of T's range and the share flushed to zero.
+// of bytes read + written; the same rate relative to memcpy of the source buffer on the
+// same threads in the same run (read + written, best of 3); the library's statistics of
+// FLOAT -> T (RMSE, SQNR, saturated and flushed shares) and the round trip's max relative
+// error. Then the same for each block-scaled and absmax format (scales computed).
 // All buffers are allocated up front; the per-element loops do not allocate.
 #include <algorithm>
 #include <chrono>
@@ -170,15 +171,44 @@ Status BestOf(Body body, double* seconds) {
   return Status::Ok();
 }
 
+// memcpy of `bytes` bytes cut into equal parts that `runner` (null: this thread) runs as
+// tasks, as the casts are: the memcpy of the same threads.
+struct MemcpyTask {
+  unsigned char* dst;
+  const unsigned char* src;
+  size_t bytes, part;
+};
+
+void CopyPart(void* ctx, size_t index) {
+  const auto* t = static_cast<const MemcpyTask*>(ctx);
+  const size_t begin = index * t->part;
+  if (begin < t->bytes)
+    std::memcpy(t->dst + begin, t->src + begin, std::min(t->part, t->bytes - begin));
+}
+
+void ParallelMemcpy(void* dst, const void* src, size_t bytes, const Runner* runner,
+                    size_t threads) {
+  constexpr size_t kMinPart = size_t{1} << 20;
+  const size_t tasks =
+      runner == nullptr ? 1 : std::max<size_t>(1, std::min(4 * threads, bytes / kMinPart));
+  MemcpyTask task{static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes,
+                  (bytes + tasks - 1) / tasks};
+  if (tasks == 1 || runner->run(runner->opaque, tasks, CopyPart, &task) != 0) {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
 // Fastest of kRuns memcpy's of `bytes` bytes from `src` to `dst`, in chunks of at most
-// `capacity` bytes (both buffers hold at least that many), in seconds.
-double MemcpySeconds(void* dst, const void* src, size_t capacity, size_t bytes) {
+// `capacity` bytes (both buffers hold at least that many), on the runner's threads, in
+// seconds.
+double MemcpySeconds(void* dst, const void* src, size_t capacity, size_t bytes,
+                     const Runner* runner, size_t threads) {
   double seconds = 0;
   Status s = BestOf(
       [&] {
         for (size_t done = 0; done < bytes;) {
           const size_t chunk = std::min(capacity, bytes - done);
-          std::memcpy(dst, src, chunk);
+          ParallelMemcpy(dst, src, chunk, runner, threads);
           done += chunk;
         }
         return Status::Ok();
@@ -288,14 +318,19 @@ struct Row {
   size_t count = 0;  // values measured (STRING: a slice)
   double to_gbs = 0, to_memcpy = 0, from_gbs = 0, from_memcpy = 0;
   RoundTrip rt;
+  bool have_stats = false;
+  CastStats stats;  // of FLOAT -> T, from the library
 };
 
 // Buffers shared by all rows, allocated (and touched) once.
 struct Buffers {
-  std::vector<float> src;          // the input
-  std::vector<unsigned char> mid;  // FLOAT -> T, up to 8 bytes per value
-  std::vector<float> back;         // T -> FLOAT
-  std::vector<std::string> text;   // FLOAT -> STRING, the slice
+  std::vector<float> src;             // the input
+  std::vector<unsigned char> mid;     // FLOAT -> T, up to 8 bytes per value
+  std::vector<unsigned char> scales;  // block and absmax rows: the scales
+  std::vector<float> back;            // T -> FLOAT
+  std::vector<std::string> text;      // FLOAT -> STRING, the slice
+  const Runner* runner = nullptr;
+  size_t threads = 1;
 };
 
 double GBs(size_t bytes, double seconds) { return static_cast<double>(bytes) / seconds / 1e9; }
@@ -318,6 +353,11 @@ Status MeasureRow(Buffers& buf, const CastOptions& options, Row* row) {
              &from_seconds);
   if (!s.ok()) return s;
   row->rt = CompareRoundTrip(buf.src.data(), buf.back.data(), n, range);
+  if (!is_string) {
+    CastOptions with_stats = options;
+    with_stats.stats = &row->stats;
+    row->have_stats = Cast(buf.src.data(), DataType::kFloat, mid, t, n, with_stats).ok();
+  }
 
   // STRING counts the characters of the text; the others their storage.
   size_t t_bytes = 0;
@@ -328,8 +368,110 @@ Status MeasureRow(Buffers& buf, const CastOptions& options, Row* row) {
   }
   const size_t f_bytes = n * sizeof(float);
   const size_t capacity = buf.src.size() * sizeof(float);  // back's size; src's, <= mid's
-  const double memcpy_f = MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes);
-  const double memcpy_t = MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes);
+  const double memcpy_f =
+      MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes, buf.runner, buf.threads);
+  const double memcpy_t =
+      MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes, buf.runner, buf.threads);
+  row->to_gbs = GBs(f_bytes + t_bytes, to_seconds);
+  row->to_memcpy = row->to_gbs / GBs(2 * f_bytes, memcpy_f);
+  row->from_gbs = GBs(f_bytes + t_bytes, from_seconds);
+  row->from_memcpy = row->from_gbs / GBs(2 * t_bytes, memcpy_t);
+  return Status::Ok();
+}
+
+// A block-scaled or absmax format, measured as FLOAT -> codes + scales -> FLOAT.
+struct FormatRow {
+  const char* name;
+  bool absmax;
+  BlockFormat block;
+  DataType absmax_type;
+};
+
+constexpr FormatRow kFormatRows[] = {
+    {"mxfp8_e4m3", false, BlockFormat::kMxfp8E4m3, DataType::kUndefined},
+    {"mxfp8_e5m2", false, BlockFormat::kMxfp8E5m2, DataType::kUndefined},
+    {"mxfp6_e2m3", false, BlockFormat::kMxfp6E2m3, DataType::kUndefined},
+    {"mxfp6_e3m2", false, BlockFormat::kMxfp6E3m2, DataType::kUndefined},
+    {"mxfp4", false, BlockFormat::kMxfp4, DataType::kUndefined},
+    {"nvfp4", false, BlockFormat::kNvfp4, DataType::kUndefined},
+    {"int8_absmax", true, BlockFormat::kMxfp4, DataType::kInt8},
+    {"fp8_absmax", true, BlockFormat::kMxfp4, DataType::kFloat8E4M3FN},
+};
+
+// The shape the format rows see: rows of kBlock values (the sample's channels) when they
+// tile the input, else one row. Blocks run along the rows; absmax has a scale per row.
+std::vector<int64_t> FormatShape(size_t n) {
+  if (n % kBlock == 0) return {static_cast<int64_t>(n / kBlock), static_cast<int64_t>(kBlock)};
+  return {1, static_cast<int64_t>(n)};
+}
+
+// Bits per value, the scales included.
+double FormatBits(const FormatRow& f, const std::vector<int64_t>& shape) {
+  if (f.absmax) return 8.0 + 32.0 / static_cast<double>(shape[1]);
+  const double block = static_cast<double>(BlockFormatBlockSize(f.block));
+  return BitWidth(BlockFormatElementType(f.block)) + 8.0 / block;
+}
+
+Status MeasureFormat(Buffers& buf, const FormatRow& f, Row* row) {
+  const size_t n = buf.src.size();
+  row->count = n;
+  const std::vector<int64_t> shape = FormatShape(n);
+  const TensorView x{buf.src.data(), DataType::kFloat, shape.data(), shape.size()};
+  const DataType code_type = f.absmax ? f.absmax_type : BlockFormatElementType(f.block);
+  const TensorView codes{buf.mid.data(), code_type, shape.data(), shape.size()};
+  BlockScaleOptions block_options;
+  block_options.runner = buf.runner;
+  AbsmaxOptions absmax_options;
+  absmax_options.per_channel = true;
+  absmax_options.runner = buf.runner;
+  size_t scale_bytes = static_cast<size_t>(shape[0]) * sizeof(float);
+  if (!f.absmax) {
+    Status s = BlockScaleCount(shape.data(), shape.size(), block_options, f.block, &scale_bytes);
+    if (!s.ok()) return s;
+  }
+  float global = 0;
+  auto* scales_f = reinterpret_cast<float*>(buf.scales.data());
+  const auto quantize = [&] {
+    if (f.absmax) return QuantizeAbsmax(x, f.absmax_type, buf.mid.data(), scales_f, absmax_options);
+    if (f.block == BlockFormat::kNvfp4) {
+      return QuantizeNvfp4(x, buf.mid.data(), buf.scales.data(), &global, false, block_options);
+    }
+    return QuantizeMx(x, f.block, buf.mid.data(), buf.scales.data(), block_options);
+  };
+  const auto dequantize = [&] {
+    if (f.absmax) {
+      // DequantizeLinear per channel: FLOAT scales along axis 0.
+      QuantizeAttributes attrs;
+      attrs.axis = 0;
+      attrs.runner = buf.runner;
+      const int64_t rows = shape[0];
+      const TensorView sv{scales_f, DataType::kFloat, &rows, 1};
+      return DequantizeLinear(codes, sv, nullptr, buf.back.data(), DataType::kFloat, attrs);
+    }
+    if (f.block == BlockFormat::kNvfp4) {
+      return DequantizeNvfp4(codes, buf.scales.data(), global, buf.back.data(), DataType::kFloat,
+                             block_options);
+    }
+    return DequantizeMx(codes, buf.scales.data(), f.block, buf.back.data(), DataType::kFloat,
+                        block_options);
+  };
+  double to_seconds = 0, from_seconds = 0;
+  Status s = BestOf(quantize, &to_seconds);
+  if (s.ok()) s = BestOf(dequantize, &from_seconds);
+  if (!s.ok()) return s;
+  row->rt = CompareRoundTrip(buf.src.data(), buf.back.data(), n, Range());
+  block_options.stats = absmax_options.stats = &row->stats;
+  s = quantize();
+  if (!s.ok()) return s;
+  row->have_stats = true;
+
+  const size_t f_bytes = n * sizeof(float);
+  const size_t t_bytes = StorageBytes(code_type, n) + scale_bytes;
+  const size_t capacity = f_bytes;
+  const double memcpy_f =
+      MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes, buf.runner, buf.threads);
+  const double memcpy_t =
+      MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes, buf.runner, buf.threads);
   row->to_gbs = GBs(f_bytes + t_bytes, to_seconds);
   row->to_memcpy = row->to_gbs / GBs(2 * f_bytes, memcpy_f);
   row->from_gbs = GBs(f_bytes + t_bytes, from_seconds);
@@ -438,6 +580,7 @@ int RunReport(const std::vector<std::string>& args) {
   }
   const size_t n = buf.src.size();
   buf.mid.assign(n * 8, 0);
+  buf.scales.assign(n / 16 + 4 * n / kBlock + 64, 0);
   buf.back.assign(n, 0.0f);
   buf.text.resize(std::min(n, kStringSlice));
 
@@ -447,6 +590,8 @@ int RunReport(const std::vector<std::string>& args) {
     pool = std::make_unique<ThreadPool>(threads);
     options.runner = pool->runner();
   }
+  buf.runner = options.runner;
+  buf.threads = threads;
   std::printf("tensorcast report: FLOAT -> T -> FLOAT, %zu thread%s, best of %d runs\n", threads,
               threads == 1 ? "" : "s", kRuns);
   std::printf("machine: %s; Highway target: %s; tensorcast %d.%d.%d\n", CpuModel().c_str(),
@@ -457,53 +602,70 @@ int RunReport(const std::vector<std::string>& args) {
               static_cast<double>(n * sizeof(float)) / (1 << 20), input.c_str());
   std::fflush(stdout);
 
-  TextTable table({{"type", TextTable::kLeft},
+  TextTable table({{"type / format", TextTable::kLeft},
                    {"bits", TextTable::kRight},
                    {"FLOAT->T GB/s", TextTable::kRight},
                    {"x memcpy", TextTable::kRight},
                    {"T->FLOAT GB/s", TextTable::kRight},
                    {"x memcpy", TextTable::kRight},
-                   {"max abs err", TextTable::kRight},
+                   {"RMSE", TextTable::kRight},
+                   {"SQNR dB", TextTable::kRight},
                    {"max rel err", TextTable::kRight},
-                   {"out of range %", TextTable::kRight},
+                   {"saturated %", TextTable::kRight},
                    {"flushed %", TextTable::kRight},
                    {"note", TextTable::kLeft}});
   int failures = 0;
   std::string first_error;
+  const auto add = [&](const std::string& name, const std::string& bits, const Row& row,
+                       const Status& s, const std::string& note) {
+    if (!s.ok()) {
+      if (failures++ == 0) {
+        first_error = name + " failed: " + StatusCodeName(s.code()) + ": " + s.message();
+      }
+      table.AddRow({name, bits, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                    std::string("FAILED: ") + s.message()});
+      return;
+    }
+    const CastStats& st = row.stats;
+    const bool have = row.have_stats;
+    table.AddRow({name, bits, Format("%.2f", row.to_gbs), Format("%.3g", row.to_memcpy),
+                  Format("%.2f", row.from_gbs), Format("%.3g", row.from_memcpy),
+                  have ? Number(st.Rmse()) : "-",
+                  have ? (std::isinf(st.SqnrDb()) ? "inf" : Format("%.1f", st.SqnrDb())) : "-",
+                  Number(row.rt.max_rel), have ? Percent(st.saturated, st.count) : "-",
+                  have ? Percent(st.flushed, st.count) : "-", note});
+  };
   for (DataType t : TargetTypes()) {
     Row row;
     row.type = t;
     Status s = MeasureRow(buf, options, &row);
-    const std::string bits = BitWidth(t) ? std::to_string(BitWidth(t)) : "-";
-    if (!s.ok()) {
-      if (failures++ == 0) {
-        first_error = std::string("Cast between FLOAT and ") + DataTypeName(t) +
-                      " failed: " + StatusCodeName(s.code()) + ": " + s.message();
-      }
-      table.AddRow({DataTypeName(t), bits, "-", "-", "-", "-", "-", "-", "-", "-",
-                    std::string("FAILED: ") + s.message()});
-      continue;
-    }
     std::string note;
     if (t == DataType::kString) {
       note = "text bytes counted";
       if (row.count < n) note += Format("; first %zu values only", row.count);
     }
-    table.AddRow({DataTypeName(t), bits, Format("%.2f", row.to_gbs), Format("%.3g", row.to_memcpy),
-                  Format("%.2f", row.from_gbs), Format("%.3g", row.from_memcpy),
-                  Number(row.rt.max_abs), Number(row.rt.max_rel),
-                  Percent(row.rt.out_of_range, row.rt.finite),
-                  Percent(row.rt.flushed, row.rt.finite), note});
+    add(DataTypeName(t), BitWidth(t) ? std::to_string(BitWidth(t)) : "-", row, s, note);
+  }
+  const std::vector<int64_t> shape = FormatShape(n);
+  for (const FormatRow& f : kFormatRows) {
+    Row row;
+    Status s = MeasureFormat(buf, f, &row);
+    std::string note = f.absmax ? "a FLOAT scale per row" : "blocks along the rows";
+    note += " of " + std::to_string(shape[1]);
+    add(f.name, Format("%.3g", FormatBits(f, shape)), row, s, note);
   }
   table.Print(stdout);
   std::printf(
-      "\nGB/s: bytes read + written per second (1 GB = 1e9 bytes). x memcpy: that rate over "
-      "memcpy's\nrate (one thread) on the cast's source buffer, measured in the same run. Errors: "
-      "|y - x| and |y - x| / |x|\nover finite inputs x within T's finite range whose round "
-      "trip y is finite and not flushed.\nOut of range: finite x outside T's range "
-      "(clamped, wrapped, or overflowed to Inf/NaN).\nFlushed: non-zero x within range "
-      "that comes back as 0. Percentages of the finite inputs.\nCastOptions defaults: "
-      "saturate=1, round_mode=up.\n");
+      "\nRows: the plain Cast FLOAT -> T -> FLOAT, then the scaled formats (scales computed:\n"
+      "quantize, then dequantize to FLOAT). bits: per value, scales included.\n"
+      "GB/s: bytes read + written per second (1 GB = 1e9 bytes). x memcpy: that rate over\n"
+      "memcpy's rate on the same %zu thread%s, on the source buffer, measured in the same run.\n"
+      "RMSE, SQNR, saturated and flushed: the library's statistics of FLOAT -> T\n"
+      "(tensorcast/stats.h): saturated = finite x beyond T's largest magnitude (after the\n"
+      "scale), flushed = non-zero x that becomes 0, as shares of all values. max rel err:\n"
+      "|y - x| / |x| of the round trip, over finite non-zero x within T's finite range whose\n"
+      "y is finite and not flushed. CastOptions defaults: saturate=1, round_mode=up.\n",
+      threads, threads == 1 ? "" : "s");
   std::fflush(stdout);
   if (failures > 0) {
     std::string message = first_error;

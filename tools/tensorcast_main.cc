@@ -3,6 +3,8 @@
 // QuantizeLinear / DequantizeLinear semantics, list the supported types and the route of each
 // pair, and report throughput and round-trip error on this machine.
 // Uses only the public tensorcast API.
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -12,6 +14,7 @@
 
 #include <tensorcast/tensorcast.h>
 
+#include "checkpoint.h"
 #include "commands.h"
 #include "tensor_io.h"
 #include "text_table.h"
@@ -36,6 +39,10 @@ constexpr const char kUsage[] =
     "      --round-mode M   FLOAT8E8M0 targets: round up (default), down or nearest\n"
     "      --threads N      threads in total (default: the CPUs this process may use,\n"
     "                       or OMP_NUM_THREADS when it is set and smaller)\n"
+    "      A .safetensors IN (a checkpoint) casts its float tensors to TYPE and copies the\n"
+    "      others into the .safetensors OUT, in one pass (docs/checkpoints.md):\n"
+    "      --include PAT    cast the tensors whose names match PAT (a glob; repeatable)\n"
+    "      --exclude PAT    leave the tensors whose names match PAT as they are\n"
     "  split [--axis A] (--sizes a,b,c | --num-outputs N) [--format npy|pb] [--threads N]\n"
     "        IN PREFIX\n"
     "      Split the tensor in IN along axis A (default 0; negative counts from the back)\n"
@@ -62,6 +69,16 @@ constexpr const char kUsage[] =
     "      --precision T    the precision of the division (opset 23+): FLOAT, FLOAT16 or\n"
     "                       BFLOAT16 (default: the scale's type)\n"
     "      --no-saturate    float8 outputs: out-of-range values become NaN or Inf\n"
+    "  quantize --format FORMAT [--axis A] [--block-size B] [--scale-rule floor|rceil]\n"
+    "           [--per-tensor] [--include PAT] [--exclude PAT] [--stats] [--threads N]\n"
+    "           IN OUT.safetensors\n"
+    "      The scales computed: each selected tensor of IN (.safetensors: the 2-D FLOAT,\n"
+    "      FLOAT16 and BFLOAT16 ones, or those --include names; .npy / .pb: its tensor)\n"
+    "      becomes its codes and NAME_scale (NVFP4 also NAME_scale_2) in OUT; the rest is\n"
+    "      copied. FORMAT: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4 (blocks of\n"
+    "      32, E8M0 scales), nvfp4 (blocks of 16), int8_absmax, fp8_absmax (FLOAT scales,\n"
+    "      per channel along A, default 0; --per-tensor: one). Blocks run along A\n"
+    "      (default -1, the last axis); --stats prints each tensor's RMSE and SQNR.\n"
     "  dequantize --scale S [--zero-point Z] [--axis A] [--block-size B]\n"
     "             [--output-dtype T] [--opset N] [--format F] [--threads N] IN OUT\n"
     "      ONNX DequantizeLinear, with quantize's S, Z, A and B. A number scale is FLOAT, a\n"
@@ -190,7 +207,7 @@ int RunCast(const std::vector<std::string>& args) {
   std::string to_text;
   CastOptions options;
   size_t threads = DefaultThreadCount();
-  std::vector<std::string> files;
+  std::vector<std::string> files, include, exclude;
   bool only_files = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -204,7 +221,7 @@ int RunCast(const std::vector<std::string>& args) {
     }
     const std::string name = OptionName(arg);
     if (name != "--to" && name != "--saturate" && name != "--round-mode" && name != "--format" &&
-        name != "--threads") {
+        name != "--threads" && name != "--include" && name != "--exclude") {
       return Fail(kExitUsage, "cast: unknown option '" + name + "' (see tensorcast --help)");
     }
     std::string value;
@@ -213,6 +230,8 @@ int RunCast(const std::vector<std::string>& args) {
     }
     if (name == "--to") {
       to_text = value;
+    } else if (name == "--include" || name == "--exclude") {
+      (name == "--include" ? include : exclude).push_back(value);
     } else if (name == "--format") {
       if (int rc = ParseFormat(value, &format)) return rc;
       have_format = true;
@@ -235,6 +254,19 @@ int RunCast(const std::vector<std::string>& args) {
   const std::string& out = files[1];
   DataType to;
   if (int rc = ParseTargetType(to_text, &to)) return rc;
+  if (IsSafetensorsPath(in) || IsSafetensorsPath(out)) {
+    CheckpointJob job;
+    job.to = to;
+    job.cast = options;
+    job.include = include;
+    job.exclude = exclude;
+    job.threads = threads;
+    job.progress = ::isatty(STDERR_FILENO) == 1;
+    return RunCheckpoint(job, in, out);
+  }
+  if (!include.empty() || !exclude.empty()) {
+    return Fail(kExitUsage, "--include and --exclude select tensors of a .safetensors file");
+  }
   // --format applies to the sides given as "-" (standard input / output).
   const FileFormat* forced_in = in == "-" && have_format ? &format : nullptr;
   const FileFormat* forced_out = out == "-" && have_format ? &format : nullptr;

@@ -13,6 +13,8 @@ Each test states a rule of the program (tools/file_util.h, `tensorcast --help`):
 Usage: cli_hostile_test.py TENSORCAST WORKDIR. Needs only the Python standard library.
 """
 
+import json
+import math
 import os
 import signal
 import stat
@@ -305,6 +307,188 @@ def absurd_output_counts_are_refused():
     expect_error(run("split", "--sizes", ",".join(["0"] * 1100 + ["4"]), src, "z"), 2, "--sizes")
     check(time.monotonic() - start < 20, "refusing took too long")
     check(not any(n.startswith("z_") for n in os.listdir(WORK)), "outputs appeared")
+
+
+# 13. Hostile .safetensors headers: each is refused with a message that names the file and
+# the rule broken, exit 1, and the old output is kept.
+def safetensors_bytes(header, data=b"", length=None):
+    """A .safetensors file: the 8-byte length (or `length`), the header (a dict made JSON
+    here, or bytes as given) and the data."""
+    text = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return struct.pack("<Q", len(text) if length is None else length) + text + data
+
+
+def f32_entry(shape, begin):
+    n = 4 * math.prod(shape)
+    return {"dtype": "F32", "shape": shape, "data_offsets": [begin, begin + n]}
+
+
+def expect_refused(name, data, *fragments):
+    src = write(name, data)
+    old = write("old.safetensors", b"old output")
+    proc = run("cast", "--to", "bfloat16", src, "old.safetensors")
+    expect_error(proc, 1, f"'{src}' is not a valid .safetensors file", *fragments)
+    check(read(old) == b"old output", "the old output changed")
+
+
+@test
+def safetensors_hostile_headers_are_refused():
+    two = {"a": f32_entry([2], 0), "b": f32_entry([2], 8)}
+    cases = [
+        ("short", b"\x05\x00\x00", "fewer than the 8"),
+        (
+            "past_end",
+            safetensors_bytes(two, bytes(16), length=len(json.dumps(two)) + 17),
+            "runs past the end of the file",
+        ),
+        (
+            "past_limit",
+            safetensors_bytes(b"{}", length=100_000_001),
+            "above the safetensors limit of 100000000",
+        ),
+        (
+            "data_past_end",
+            safetensors_bytes({"a": f32_entry([4], 0)}, bytes(8)),
+            "the tensors end at data byte 16, but the file holds 8 bytes",
+        ),
+        (
+            "overlap",
+            safetensors_bytes({"a": f32_entry([2], 0), "b": f32_entry([2], 4)}, bytes(12)),
+            "tensor 'b' begins at data byte 4",
+            "overlap",
+        ),
+        (
+            "gap",
+            safetensors_bytes({"a": f32_entry([2], 0), "b": f32_entry([2], 12)}, bytes(20)),
+            "tensor 'b' begins at data byte 12",
+            "gap",
+        ),
+        (
+            "wrong_size",
+            safetensors_bytes(
+                {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, bytes(8)
+            ),
+            "tensor 'a': data_offsets [0, 8] hold 8 bytes, but F32 [3] takes 12",
+        ),
+        (
+            "reversed",
+            safetensors_bytes({"a": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}}),
+            "end before they begin",
+        ),
+        (
+            "unknown_dtype",
+            safetensors_bytes({"a": {"dtype": "F12", "shape": [1], "data_offsets": [0, 2]}}),
+            "tensor 'a' has the unknown dtype 'F12'",
+        ),
+        (
+            "odd_f4",
+            safetensors_bytes({"a": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}}),
+            "3 F4 elements do not fill whole bytes",
+        ),
+        (
+            "non_utf8_name",
+            safetensors_bytes(b'{"a\xff": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]}}'),
+            "invalid JSON",
+            "UTF-8",
+        ),
+        (
+            "duplicate",
+            safetensors_bytes(
+                b'{"a": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]},'
+                b' "a": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]}}'
+            ),
+            "tensor 'a' appears twice",
+        ),
+        (
+            "negative_dim",
+            safetensors_bytes({"a": {"dtype": "U8", "shape": [-1], "data_offsets": [0, 0]}}),
+            "tensor 'a' has a shape holding a negative number",
+        ),
+        (
+            "huge_shape",
+            safetensors_bytes(
+                {"a": {"dtype": "F32", "shape": [2**62, 8], "data_offsets": [0, 4]}}, bytes(4)
+            ),
+            "tensor 'a': shape [4611686018427387904, 8]",
+        ),
+        (
+            "no_offsets",
+            safetensors_bytes({"a": {"dtype": "U8", "shape": [1]}}, bytes(1)),
+            "tensor 'a' has no data_offsets",
+        ),
+        (
+            "metadata_number",
+            safetensors_bytes({"__metadata__": {"k": 1}}),
+            "\"__metadata__\" key 'k' is a number, not a string",
+        ),
+        ("not_object", safetensors_bytes(b"[1, 2]"), "is an array, not a JSON object"),
+        ("truncated_json", safetensors_bytes(b'{"a": {"dtype"'), "invalid JSON"),
+        (
+            "deep_rank",
+            safetensors_bytes({"a": {"dtype": "U8", "shape": [1] * 65, "data_offsets": [0, 1]}}),
+            "more than 64 dimensions",
+        ),
+    ]
+    for name, data, *fragments in cases:
+        expect_refused(name + ".safetensors", data, *fragments)
+
+
+@test
+def safetensors_headers_of_100_mb_are_read_in_bounded_memory():
+    # A 100,000,000-byte header, the safetensors limit: an ignored key holding 25 million
+    # nested arrays, then one real tensor; accepted, in memory far below the header's
+    # size as a tree. One byte more is refused before anything is read.
+    depth = 25_000_000
+    head = b'{"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2], "x": '
+    tail = b"}}"
+    pad = 100_000_000 - len(head) - len(tail) - 2 * depth
+    text = head + b"[" * depth + b"]" * depth + b" " * pad + tail
+    check(len(text) == 100_000_000, "header size")
+    src = write("big.safetensors", safetensors_bytes(text, b"\x01\x02"))
+    child = subprocess.Popen(
+        [CLI, "cast", "--to", "FLOAT", src, "out.safetensors"],
+        cwd=WORK,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    err = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    check(os.waitstatus_to_exitcode(status) == 0, f"exit status {status}: {err!r}")
+    check(usage.ru_maxrss < 400_000, f"peak memory {usage.ru_maxrss} KiB for a 100 MB header")
+    expect_refused(
+        "bigger.safetensors",
+        safetensors_bytes(text + b" ", b"\x01\x02"),
+        "above the safetensors limit",
+    )
+
+
+@test
+def safetensors_failing_writes_keep_the_old_output():
+    data = safetensors_bytes({"w": f32_entry([2, 2], 0)}, struct.pack("<4f", 1, 2, 3, 4))
+    src = write("in.safetensors", data)
+    old = write("out.safetensors", b"old output")
+    for action, code in (("eio", 1), ("enomem", 1)):
+        proc = run(
+            "cast",
+            "--to",
+            "bfloat16",
+            src,
+            "out.safetensors",
+            env={"TENSORCAST_TEST_FAULT": f"stage:0:{action}"},
+        )
+        expect_error(proc, code)
+        check(read(old) == b"old output", f"{action}: the old output changed")
+    proc = run(
+        "cast",
+        "--to",
+        "bfloat16",
+        src,
+        "out.safetensors",
+        env={"TENSORCAST_TEST_FAULT": f"stage:0:{signal.SIGTERM}"},
+    )
+    check(proc.returncode == -signal.SIGTERM, f"exit {proc.returncode}")
+    check(read(old) == b"old output", "SIGTERM: the old output changed")
+    check(not leftovers(), f"temporary files left: {leftovers()}")
 
 
 def main():

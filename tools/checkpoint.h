@@ -1,0 +1,60 @@
+// tools/checkpoint.h: `tensorcast cast` and `tensorcast quantize` of whole checkpoints
+// (.safetensors out; .safetensors, .npy or .pb in), documented in docs/checkpoints.md.
+#ifndef TENSORCAST_TOOLS_CHECKPOINT_H_
+#define TENSORCAST_TOOLS_CHECKPOINT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tensorcast/tensorcast.h>
+
+namespace tensorcast {
+namespace cli {
+
+// The quantization formats of `tensorcast quantize --format`: the block formats, and
+// absmax to INT8 or FLOAT8E4M3FN.
+struct QuantFormat {
+  std::string name;                         // "mxfp4", "int8_absmax", ...
+  bool absmax = false;                      // else a BlockFormat
+  BlockFormat block = BlockFormat::kMxfp4;  // when !absmax
+  DataType absmax_type = DataType::kInt8;   // when absmax
+};
+
+// Parses a --format value (any case); false when it names no quantization format.
+bool ParseQuantFormat(const std::string& value, QuantFormat* out);
+
+// The --format values, for messages: "mxfp8_e4m3, ..., fp8_absmax".
+std::string QuantFormatList();
+
+struct CheckpointJob {
+  bool quantize = false;
+  // cast
+  DataType to = DataType::kUndefined;
+  CastOptions cast;
+  // quantize
+  QuantFormat format;
+  bool axis_given = false;
+  int64_t axis = 0;        // default: -1 (block formats), 0 (absmax per channel)
+  int64_t block_size = 0;  // 0: the format's
+  ScaleRule scale_rule = ScaleRule::kFloor;
+  bool per_tensor = false;  // absmax: one scale for the tensor
+  // both
+  std::vector<std::string> include, exclude;  // glob patterns (fnmatch) on tensor names
+  size_t threads = 1;
+  bool progress = false;     // a progress line on standard error
+  bool print_stats = false;  // quantize: a table of each tensor's statistics on stdout
+};
+
+// True when `path` names a .safetensors file (by its extension, any case).
+bool IsSafetensorsPath(const std::string& path);
+
+// Runs the job from `in` to `out` (a .safetensors path); returns the exit code, after
+// printing any error.
+int RunCheckpoint(const CheckpointJob& job, const std::string& in, const std::string& out);
+
+}  // namespace cli
+}  // namespace tensorcast
+
+#endif  // TENSORCAST_TOOLS_CHECKPOINT_H_
