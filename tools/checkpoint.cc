@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -101,6 +103,12 @@ Status CheckWholeBytes(DataType type, size_t count, const std::string& what) {
                "tensor out with --exclude)");
 }
 
+// The alignment the kernels take for elements of `type`: the element's size, up to 8.
+size_t ElementAlignment(DataType type) {
+  const int bits = BitWidth(type);
+  return bits >= 8 ? std::min<size_t>(8, static_cast<size_t>(bits / 8)) : 1;
+}
+
 // ------------------------------------------------------------------------------- input
 
 // The input: a .safetensors file read in place, or one tensor of a .npy / .pb file held in
@@ -108,6 +116,7 @@ Status CheckWholeBytes(DataType type, size_t count, const std::string& what) {
 class Input {
  public:
   ~Input() {
+    if (map_ != nullptr) ::munmap(map_, map_size_);
     if (fd_ >= 0) ::close(fd_);
   }
 
@@ -146,7 +155,30 @@ class Input {
                    "read in place)");
     }
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
-    return ReadSafetensorsHeader(fd_, static_cast<uint64_t>(st.st_size), path, &header_);
+    Status s = ReadSafetensorsHeader(fd_, static_cast<uint64_t>(st.st_size), path, &header_);
+    if (!s.ok()) return s;
+    // The data is read through a mapping where one can be made (no copy, no buffer to
+    // fault in), else with pread.
+    map_size_ = static_cast<size_t>(st.st_size);
+    void* map = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map != MAP_FAILED) {
+      map_ = static_cast<unsigned char*>(map);
+      ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+    }
+    return Status::Ok();
+  }
+
+  // Bytes [offset, ...) of tensor `e` in memory, or null when the input is not mapped or
+  // they are not aligned to `alignment` bytes (the kernels take aligned elements).
+  const unsigned char* Mapped(const SafetensorsEntry& e, uint64_t offset, size_t alignment) const {
+    const unsigned char* p = nullptr;
+    if (fd_ < 0) {
+      p = single_.bytes.data() + offset;
+    } else if (map_ != nullptr) {
+      p = map_ + header_.data_start + e.begin + offset;
+    }
+    if (p != nullptr && reinterpret_cast<uintptr_t>(p) % alignment != 0) return nullptr;
+    return p;
   }
 
   const SafetensorsHeader& header() const { return header_; }
@@ -174,10 +206,8 @@ class Input {
   // The whole tensor in memory: in place for a .npy / .pb input, else read into `buffer`.
   Status Whole(const SafetensorsEntry& e, std::vector<unsigned char>* buffer,
                const unsigned char** data) const {
-    if (fd_ < 0) {
-      *data = single_.bytes.data();
-      return Status::Ok();
-    }
+    *data = Mapped(e, 0, ElementAlignment(e.type));
+    if (*data != nullptr) return Status::Ok();
     buffer->resize(static_cast<size_t>(e.end - e.begin));
     *data = buffer->data();
     return Read(e, 0, buffer->size(), buffer->data());
@@ -186,6 +216,8 @@ class Input {
  private:
   std::string path_;
   int fd_ = -1;
+  unsigned char* map_ = nullptr;  // the whole file, when mapped
+  size_t map_size_ = 0;
   SafetensorsHeader header_;
   Tensor single_;
 };
@@ -395,11 +427,19 @@ struct Runtime {
 
 Status CopyTensor(Runtime& rt, const SafetensorsEntry& t, const ByteSink& sink) {
   const uint64_t size = t.end - t.begin;
-  rt.in_buffer.resize(static_cast<size_t>(std::min<uint64_t>(size, kChunkBytes)));
+  const unsigned char* mapped = rt.input.Mapped(t, 0, 1);
+  if (mapped == nullptr) {
+    rt.in_buffer.resize(static_cast<size_t>(std::min<uint64_t>(size, kChunkBytes)));
+  }
   for (uint64_t at = 0; at < size;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(size - at, kChunkBytes));
-    Status s = rt.input.Read(t, at, n, rt.in_buffer.data());
-    if (s.ok()) s = sink(rt.in_buffer.data(), n);
+    Status s = Status::Ok();
+    if (mapped != nullptr) {
+      s = sink(mapped + at, n);
+    } else {
+      s = rt.input.Read(t, at, n, rt.in_buffer.data());
+      if (s.ok()) s = sink(rt.in_buffer.data(), n);
+    }
     if (!s.ok()) return s;
     at += n;
     rt.progress->Advance(n);
@@ -418,12 +458,20 @@ Status CastTensor(Runtime& rt, const SafetensorsEntry& t, const SafetensorsEntry
   for (size_t done = 0; done < t.count;) {
     const size_t n = std::min(chunk, t.count - done);
     const size_t in_bytes = StorageBytes(t.type, n);
-    Status s = rt.input.Read(t, StorageBytes(t.type, done), in_bytes, rt.in_buffer.data());
-    if (!s.ok()) return s;
-    if (t.type == DataType::kBool) {
-      for (size_t i = 0; i < n; ++i) rt.in_buffer[i] = rt.in_buffer[i] != 0;
+    const uint64_t offset = StorageBytes(t.type, done);
+    // BOOL bytes are made 0 / 1 (Cast's input contract) in a copy.
+    const unsigned char* src =
+        t.type == DataType::kBool ? nullptr : rt.input.Mapped(t, offset, ElementAlignment(t.type));
+    Status s = Status::Ok();
+    if (src == nullptr) {
+      s = rt.input.Read(t, offset, in_bytes, rt.in_buffer.data());
+      if (!s.ok()) return s;
+      if (t.type == DataType::kBool) {
+        for (size_t i = 0; i < n; ++i) rt.in_buffer[i] = rt.in_buffer[i] != 0;
+      }
+      src = rt.in_buffer.data();
     }
-    s = Cast(rt.in_buffer.data(), t.type, rt.out_buffer.data(), out.type, n, options);
+    s = Cast(src, t.type, rt.out_buffer.data(), out.type, n, options);
     if (!s.ok()) {
       return Error("cannot cast tensor " + Quote(t.name) + " from " + DataTypeName(t.type) +
                    " to " + DataTypeName(out.type) + ": " + s.message());
@@ -523,6 +571,36 @@ std::string QuantFormatList() {
 bool IsSafetensorsPath(const std::string& path) {
   const std::string suffix = ".safetensors";
   return path.size() > suffix.size() && Lower(path.substr(path.size() - suffix.size())) == suffix;
+}
+
+Status ReadCheckpointFloats(const std::string& path, size_t limit, std::vector<float>* out,
+                            std::string* description, size_t* row) {
+  Input input;
+  Status s = input.Open(path);
+  if (!s.ok()) return s;
+  size_t tensors = 0, total = 0;
+  *row = 0;
+  std::vector<unsigned char> buffer;
+  out->clear();
+  for (const SafetensorsEntry& t : input.header().tensors) {
+    if (!IsValueFloat(t.type) || t.count == 0) continue;
+    ++tensors;
+    total += t.count;
+    *row = std::gcd(*row, static_cast<size_t>(t.dims.empty() ? 1 : t.dims.back()));
+    if (out->size() >= limit) continue;
+    const size_t n = std::min(t.count, limit - out->size());
+    buffer.resize(StorageBytes(t.type, n));
+    s = input.Read(t, 0, buffer.size(), buffer.data());
+    const size_t at = out->size();
+    out->resize(at + n);
+    if (s.ok()) s = Cast(buffer.data(), t.type, out->data() + at, DataType::kFloat, n);
+    if (!s.ok()) return s;
+  }
+  *description =
+      Format("'%s', the %zu value float tensors (%zu values)", path.c_str(), tensors, total);
+  if (out->size() < total) *description += Format(", first %zu values", out->size());
+  *description += " as FLOAT";
+  return Status::Ok();
 }
 
 int RunCheckpoint(const CheckpointJob& job, const std::string& in, const std::string& out) {

@@ -50,6 +50,13 @@ struct CheckpointJob {
 // True when `path` names a .safetensors file (by its extension, any case).
 bool IsSafetensorsPath(const std::string& path);
 
+// The values of the value float tensors of the .safetensors file `path` (cast's default
+// selection), in file order, as FLOAT: at most `limit` of them. `description` says which;
+// `row` is the greatest common divisor of their last dimensions, so that rows of `row`
+// values never straddle two tensors' rows.
+Status ReadCheckpointFloats(const std::string& path, size_t limit, std::vector<float>* out,
+                            std::string* description, size_t* row);
+
 // Runs the job from `in` to `out` (a .safetensors path); returns the exit code, after
 // printing any error.
 int RunCheckpoint(const CheckpointJob& job, const std::string& in, const std::string& out);

@@ -20,6 +20,7 @@
 
 #include <tensorcast/tensorcast.h>
 
+#include "checkpoint.h"
 #include "commands.h"
 #include "tensor_io.h"
 #include "text_table.h"
@@ -331,6 +332,7 @@ struct Buffers {
   std::vector<std::string> text;      // FLOAT -> STRING, the slice
   const Runner* runner = nullptr;
   size_t threads = 1;
+  size_t row = kBlock;  // the format rows' row length (FormatShape)
 };
 
 double GBs(size_t bytes, double seconds) { return static_cast<double>(bytes) / seconds / 1e9; }
@@ -398,11 +400,13 @@ constexpr FormatRow kFormatRows[] = {
     {"fp8_absmax", true, BlockFormat::kMxfp4, DataType::kFloat8E4M3FN},
 };
 
-// The shape the format rows see: rows of kBlock values (the sample's channels) when they
-// tile the input, else one row. Blocks run along the rows; absmax has a scale per row.
-std::vector<int64_t> FormatShape(size_t n) {
-  if (n % kBlock == 0) return {static_cast<int64_t>(n / kBlock), static_cast<int64_t>(kBlock)};
-  return {1, static_cast<int64_t>(n)};
+// The shape the format rows see: rows of `row` values (the sample's channels, or a
+// checkpoint's rows) when they tile the input and hold a block, else rows of kBlock, else
+// one row. Blocks run along the rows;
+// absmax has a scale per row.
+std::vector<int64_t> FormatShape(size_t n, size_t row) {
+  if (row < 32 || n % row != 0) row = n % kBlock == 0 ? kBlock : n;
+  return {static_cast<int64_t>(n / row), static_cast<int64_t>(row)};
 }
 
 // Bits per value, the scales included.
@@ -415,7 +419,7 @@ double FormatBits(const FormatRow& f, const std::vector<int64_t>& shape) {
 Status MeasureFormat(Buffers& buf, const FormatRow& f, Row* row) {
   const size_t n = buf.src.size();
   row->count = n;
-  const std::vector<int64_t> shape = FormatShape(n);
+  const std::vector<int64_t> shape = FormatShape(n, buf.row);
   const TensorView x{buf.src.data(), DataType::kFloat, shape.data(), shape.size()};
   const DataType code_type = f.absmax ? f.absmax_type : BlockFormatElementType(f.block);
   const TensorView codes{buf.mid.data(), code_type, shape.data(), shape.size()};
@@ -561,10 +565,10 @@ int RunReport(const std::vector<std::string>& args) {
       return Fail(kExitUsage, "report takes at most one input file");
     }
   }
-  if (!input_path.empty()) {
+  if (!input_path.empty() && !IsSafetensorsPath(input_path)) {
     FileFormat format;
     Status s = FormatFromPath(input_path, &format);
-    if (!s.ok()) return Fail(kExitUsage, s.message());
+    if (!s.ok()) return Fail(kExitUsage, s.message() + " (or .safetensors)");
   }
 
   Buffers buf;
@@ -574,13 +578,16 @@ int RunReport(const std::vector<std::string>& args) {
     GenerateSample(count, buf.src.data());
     input = SampleDescription();
   } else {
-    Status s = LoadInput(input_path, count_given ? count : SIZE_MAX, &buf.src, &input);
+    const size_t limit = count_given ? count : SIZE_MAX;
+    Status s = IsSafetensorsPath(input_path)
+                   ? ReadCheckpointFloats(input_path, limit, &buf.src, &input, &buf.row)
+                   : LoadInput(input_path, limit, &buf.src, &input);
     if (!s.ok()) return Fail(kExitRuntime, s.message());
     if (buf.src.empty()) return Fail(kExitRuntime, "'" + input_path + "' holds no values");
   }
   const size_t n = buf.src.size();
   buf.mid.assign(n * 8, 0);
-  buf.scales.assign(n / 16 + 4 * n / kBlock + 64, 0);
+  buf.scales.assign(n / 16 + 4 * n / std::max<size_t>(buf.row, 1) + 64, 0);
   buf.back.assign(n, 0.0f);
   buf.text.resize(std::min(n, kStringSlice));
 
@@ -646,7 +653,7 @@ int RunReport(const std::vector<std::string>& args) {
     }
     add(DataTypeName(t), BitWidth(t) ? std::to_string(BitWidth(t)) : "-", row, s, note);
   }
-  const std::vector<int64_t> shape = FormatShape(n);
+  const std::vector<int64_t> shape = FormatShape(n, buf.row);
   for (const FormatRow& f : kFormatRows) {
     Row row;
     Status s = MeasureFormat(buf, f, &row);
