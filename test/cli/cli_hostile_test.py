@@ -434,6 +434,23 @@ def safetensors_hostile_headers_are_refused():
 
 
 @test
+def safetensors_entries_out_of_offset_order_are_read():
+    # JSON order is free: the offsets alone place the tensors (b first, then a).
+    data = struct.pack("<2f", 1.5, -2.0) + struct.pack("<f", 3.0)
+    src = write(
+        "order.safetensors",
+        safetensors_bytes({"a": f32_entry([1], 8), "b": f32_entry([2], 0)}, data),
+    )
+    proc = run("cast", "--to", "float16", src, "out.safetensors")
+    check(proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr!r}")
+    out = read(os.path.join(WORK, "out.safetensors"))
+    (n,) = struct.unpack("<Q", out[:8])
+    header = json.loads(out[8 : 8 + n])
+    check(header["b"]["data_offsets"] == [0, 4] and header["a"]["data_offsets"] == [4, 6], "order")
+    check(out[8 + n :] == struct.pack("<3e", 1.5, -2.0, 3.0), "values")
+
+
+@test
 def safetensors_headers_of_100_mb_are_read_in_bounded_memory():
     # A 100,000,000-byte header, the safetensors limit: an ignored key holding 25 million
     # nested arrays, then one real tensor; accepted, in memory far below the header's
