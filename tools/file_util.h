@@ -19,7 +19,8 @@
 //   file system has none, under a temporary name) until the group is complete, so a
 //   failure part way puts every old file back and removes the new ones.
 // - Temporary files never outlive the program: they are removed on every failure, and
-//   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove them (and restore replaced
+//   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ and SIGBUS (a mapped input truncated
+//   by another process) remove them (and restore replaced
 //   files) before the signal takes its default action.
 #ifndef TENSORCAST_TOOLS_FILE_UTIL_H_
 #define TENSORCAST_TOOLS_FILE_UTIL_H_

@@ -495,16 +495,17 @@ def safetensors_failing_writes_keep_the_old_output():
         )
         expect_error(proc, code)
         check(read(old) == b"old output", f"{action}: the old output changed")
-    proc = run(
-        "cast",
-        "--to",
-        "bfloat16",
-        src,
-        "out.safetensors",
-        env={"TENSORCAST_TEST_FAULT": f"stage:0:{signal.SIGTERM}"},
-    )
-    check(proc.returncode == -signal.SIGTERM, f"exit {proc.returncode}")
-    check(read(old) == b"old output", "SIGTERM: the old output changed")
+    for sig in (signal.SIGTERM, signal.SIGBUS):
+        proc = run(
+            "cast",
+            "--to",
+            "bfloat16",
+            src,
+            "out.safetensors",
+            env={"TENSORCAST_TEST_FAULT": f"stage:0:{int(sig)}"},
+        )
+        check(proc.returncode == -sig, f"{sig.name}: exit {proc.returncode}")
+        check(read(old) == b"old output", f"{sig.name}: the old output changed")
     check(not leftovers(), f"temporary files left: {leftovers()}")
 
 
