@@ -28,7 +28,7 @@ import sys
 
 import ml_dtypes
 import numpy as np
-from cli_files import check, run_tests
+from cli_files import check, run_tests, tensor_proto
 from safetensors import deserialize
 from safetensors.numpy import save_file
 
@@ -321,6 +321,16 @@ def quantize_reads_npy_and_pb_inputs():
     by_name = {k: (d, s, b) for k, d, s, b in load("w.safetensors")[0]}
     codes, scales, _ = library_quantize("mxfp4", w)
     check(by_name["w"][2] == codes and by_name["w_scale"][2] == scales, ".npy input")
+    # .pb: the TensorProto's name names the output tensors.
+    pb = tensor_proto(list(w.shape), FLOAT, raw=w.tobytes(), name=b"proj.weight")
+    with open(path("w.pb"), "wb") as f:
+        f.write(pb)
+    ok(run("quantize", "--format", "nvfp4", "w.pb", "p.safetensors"))
+    by_name = {k: (d, s, b) for k, d, s, b in load("p.safetensors")[0]}
+    codes, scales, g = library_quantize("nvfp4", w)
+    check(by_name["proj.weight"][2] == codes, ".pb input: codes")
+    check(by_name["proj.weight_scale"][2] == scales, ".pb input: scales")
+    check(by_name["proj.weight_scale_2"][2] == g, ".pb input: tensor scale")
 
 
 @test
