@@ -309,12 +309,11 @@ Status PlanTensor(const CheckpointJob& job, const SafetensorsEntry& t, size_t in
   step.axis = axis < 0 ? axis + rank : axis;
   SafetensorsEntry codes = t, scales, global;
   scales.name = t.name + "_scale";
+  codes.type = QuantFormatCodeType(f);
   if (f.absmax) {
-    codes.type = f.absmax_type;
     scales.type = DataType::kFloat;
     if (per_channel) scales.dims = {t.dims[static_cast<size_t>(step.axis)]};
   } else {
-    codes.type = BlockFormatElementType(f.block);
     scales.type = BlockFormatScaleType(f.block);
     BlockScaleOptions options;
     options.axis = axis;
@@ -494,28 +493,15 @@ Status QuantizeTensor(Runtime& rt, const Step& step, const SafetensorsEntry& t,
   rt.out_buffer.resize(StorageBytes(outs[0].type, outs[0].count));
   rt.scale_buffer.resize(StorageBytes(outs[1].type, outs[1].count));
   CastStats stats;
-  CastStats* stats_ptr = rt.stats != nullptr ? &stats : nullptr;
+  QuantizeChoice choice;
+  choice.axis = step.axis;
+  choice.block_size = rt.job.block_size;
+  choice.scale_rule = rt.job.scale_rule;
+  choice.per_tensor = rt.job.per_tensor;
+  choice.runner = rt.runner;
+  choice.stats = rt.stats != nullptr ? &stats : nullptr;
   float global = 0;
-  if (f.absmax) {
-    AbsmaxOptions options;
-    options.per_channel = !rt.job.per_tensor;
-    options.axis = step.axis;
-    options.runner = rt.runner;
-    options.stats = stats_ptr;
-    s = QuantizeAbsmax(view, f.absmax_type, rt.out_buffer.data(),
-                       reinterpret_cast<float*>(rt.scale_buffer.data()), options);
-  } else {
-    BlockScaleOptions options;
-    options.axis = step.axis;
-    options.block_size = rt.job.block_size;
-    options.scale_rule = rt.job.scale_rule;
-    options.runner = rt.runner;
-    options.stats = stats_ptr;
-    s = f.block == BlockFormat::kNvfp4
-            ? QuantizeNvfp4(view, rt.out_buffer.data(), rt.scale_buffer.data(), &global, false,
-                            options)
-            : QuantizeMx(view, f.block, rt.out_buffer.data(), rt.scale_buffer.data(), options);
-  }
+  s = QuantizeWithFormat(f, view, rt.out_buffer.data(), rt.scale_buffer.data(), &global, choice);
   if (!s.ok()) {
     return Error("cannot quantize tensor " + Quote(t.name) + " " + ShapeString(t.dims) + " to " +
                  f.name + ": " + s.message());
@@ -560,6 +546,37 @@ bool ParseQuantFormat(const std::string& value, QuantFormat* out) {
     }
   }
   return false;
+}
+
+DataType QuantFormatCodeType(const QuantFormat& f) {
+  return f.absmax ? f.absmax_type : BlockFormatElementType(f.block);
+}
+
+Status QuantizeWithFormat(const QuantFormat& f, const TensorView& x, void* codes, void* scales,
+                          float* global, const QuantizeChoice& choice) {
+  if (f.absmax) {
+    AbsmaxOptions options;
+    options.per_channel = !choice.per_tensor;
+    options.axis = choice.axis;
+    options.runner = choice.runner;
+    options.stats = choice.stats;
+    return QuantizeAbsmax(x, f.absmax_type, codes, static_cast<float*>(scales), options);
+  }
+  BlockScaleOptions options;
+  options.axis = choice.axis;
+  options.block_size = choice.block_size;
+  options.scale_rule = choice.scale_rule;
+  options.runner = choice.runner;
+  options.stats = choice.stats;
+  return f.block == BlockFormat::kNvfp4 ? QuantizeNvfp4(x, codes, scales, global, false, options)
+                                        : QuantizeMx(x, f.block, codes, scales, options);
+}
+
+std::vector<QuantFormat> QuantFormats() {
+  std::vector<QuantFormat> formats;
+  for (const FormatName& f : kFormats)
+    formats.push_back({f.name, f.absmax, f.block, f.absmax_type});
+  return formats;
 }
 
 std::string QuantFormatList() {

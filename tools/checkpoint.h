@@ -28,6 +28,26 @@ bool ParseQuantFormat(const std::string& value, QuantFormat* out);
 // The --format values, for messages: "mxfp8_e4m3, ..., fp8_absmax".
 std::string QuantFormatList();
 
+// Every quantization format, in --format's order.
+std::vector<QuantFormat> QuantFormats();
+
+// The element type of the format's codes.
+DataType QuantFormatCodeType(const QuantFormat& f);
+
+// Quantizes x with `f`'s quantizer (QuantizeMx, QuantizeNvfp4 with the tensor scale
+// computed into *global, or QuantizeAbsmax into FLOAT scales). `axis`: the blocks' axis, or
+// absmax's channel axis; `per_tensor`: absmax's single scale.
+struct QuantizeChoice {
+  int64_t axis = -1;
+  int64_t block_size = 0;
+  ScaleRule scale_rule = ScaleRule::kFloor;
+  bool per_tensor = false;
+  const Runner* runner = nullptr;
+  CastStats* stats = nullptr;
+};
+Status QuantizeWithFormat(const QuantFormat& f, const TensorView& x, void* codes, void* scales,
+                          float* global, const QuantizeChoice& choice);
+
 struct CheckpointJob {
   bool quantize = false;
   // cast

@@ -337,6 +337,21 @@ struct Buffers {
 
 double GBs(size_t bytes, double seconds) { return static_cast<double>(bytes) / seconds / 1e9; }
 
+// The row's rates from its two timings: f_bytes of FLOAT and t_bytes of T moved each way,
+// each against memcpy of its source buffer (FLOAT, then T) on the same threads.
+void SetRates(Buffers& buf, size_t f_bytes, size_t t_bytes, double to_seconds, double from_seconds,
+              Row* row) {
+  const size_t capacity = buf.src.size() * sizeof(float);  // back's size; src's, <= mid's
+  const double memcpy_f =
+      MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes, buf.runner, buf.threads);
+  const double memcpy_t =
+      MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes, buf.runner, buf.threads);
+  row->to_gbs = GBs(f_bytes + t_bytes, to_seconds);
+  row->to_memcpy = row->to_gbs / GBs(2 * f_bytes, memcpy_f);
+  row->from_gbs = GBs(f_bytes + t_bytes, from_seconds);
+  row->from_memcpy = row->from_gbs / GBs(2 * t_bytes, memcpy_t);
+}
+
 Status MeasureRow(Buffers& buf, const CastOptions& options, Row* row) {
   const DataType t = row->type;
   const bool is_string = t == DataType::kString;
@@ -368,37 +383,9 @@ Status MeasureRow(Buffers& buf, const CastOptions& options, Row* row) {
   } else {
     t_bytes = StorageBytes(t, n);
   }
-  const size_t f_bytes = n * sizeof(float);
-  const size_t capacity = buf.src.size() * sizeof(float);  // back's size; src's, <= mid's
-  const double memcpy_f =
-      MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes, buf.runner, buf.threads);
-  const double memcpy_t =
-      MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes, buf.runner, buf.threads);
-  row->to_gbs = GBs(f_bytes + t_bytes, to_seconds);
-  row->to_memcpy = row->to_gbs / GBs(2 * f_bytes, memcpy_f);
-  row->from_gbs = GBs(f_bytes + t_bytes, from_seconds);
-  row->from_memcpy = row->from_gbs / GBs(2 * t_bytes, memcpy_t);
+  SetRates(buf, n * sizeof(float), t_bytes, to_seconds, from_seconds, row);
   return Status::Ok();
 }
-
-// A block-scaled or absmax format, measured as FLOAT -> codes + scales -> FLOAT.
-struct FormatRow {
-  const char* name;
-  bool absmax;
-  BlockFormat block;
-  DataType absmax_type;
-};
-
-constexpr FormatRow kFormatRows[] = {
-    {"mxfp8_e4m3", false, BlockFormat::kMxfp8E4m3, DataType::kUndefined},
-    {"mxfp8_e5m2", false, BlockFormat::kMxfp8E5m2, DataType::kUndefined},
-    {"mxfp6_e2m3", false, BlockFormat::kMxfp6E2m3, DataType::kUndefined},
-    {"mxfp6_e3m2", false, BlockFormat::kMxfp6E3m2, DataType::kUndefined},
-    {"mxfp4", false, BlockFormat::kMxfp4, DataType::kUndefined},
-    {"nvfp4", false, BlockFormat::kNvfp4, DataType::kUndefined},
-    {"int8_absmax", true, BlockFormat::kMxfp4, DataType::kInt8},
-    {"fp8_absmax", true, BlockFormat::kMxfp4, DataType::kFloat8E4M3FN},
-};
 
 // The shape the format rows see: rows of `row` values (the sample's channels, or a
 // checkpoint's rows) when they tile the input and hold a block, else rows of kBlock, else
@@ -410,24 +397,26 @@ std::vector<int64_t> FormatShape(size_t n, size_t row) {
 }
 
 // Bits per value, the scales included.
-double FormatBits(const FormatRow& f, const std::vector<int64_t>& shape) {
+double FormatBits(const QuantFormat& f, const std::vector<int64_t>& shape) {
   if (f.absmax) return 8.0 + 32.0 / static_cast<double>(shape[1]);
   const double block = static_cast<double>(BlockFormatBlockSize(f.block));
   return BitWidth(BlockFormatElementType(f.block)) + 8.0 / block;
 }
 
-Status MeasureFormat(Buffers& buf, const FormatRow& f, Row* row) {
+// A block-scaled or absmax format, measured as FLOAT -> codes + scales -> FLOAT.
+Status MeasureFormat(Buffers& buf, const QuantFormat& f, Row* row) {
   const size_t n = buf.src.size();
   row->count = n;
   const std::vector<int64_t> shape = FormatShape(n, buf.row);
   const TensorView x{buf.src.data(), DataType::kFloat, shape.data(), shape.size()};
-  const DataType code_type = f.absmax ? f.absmax_type : BlockFormatElementType(f.block);
+  const DataType code_type = QuantFormatCodeType(f);
   const TensorView codes{buf.mid.data(), code_type, shape.data(), shape.size()};
+  // Blocks along the rows (axis -1); absmax: a scale per row (axis 0).
+  QuantizeChoice choice;
+  choice.axis = f.absmax ? 0 : -1;
+  choice.runner = buf.runner;
   BlockScaleOptions block_options;
   block_options.runner = buf.runner;
-  AbsmaxOptions absmax_options;
-  absmax_options.per_channel = true;
-  absmax_options.runner = buf.runner;
   size_t scale_bytes = static_cast<size_t>(shape[0]) * sizeof(float);
   if (!f.absmax) {
     Status s = BlockScaleCount(shape.data(), shape.size(), block_options, f.block, &scale_bytes);
@@ -436,11 +425,7 @@ Status MeasureFormat(Buffers& buf, const FormatRow& f, Row* row) {
   float global = 0;
   auto* scales_f = reinterpret_cast<float*>(buf.scales.data());
   const auto quantize = [&] {
-    if (f.absmax) return QuantizeAbsmax(x, f.absmax_type, buf.mid.data(), scales_f, absmax_options);
-    if (f.block == BlockFormat::kNvfp4) {
-      return QuantizeNvfp4(x, buf.mid.data(), buf.scales.data(), &global, false, block_options);
-    }
-    return QuantizeMx(x, f.block, buf.mid.data(), buf.scales.data(), block_options);
+    return QuantizeWithFormat(f, x, buf.mid.data(), buf.scales.data(), &global, choice);
   };
   const auto dequantize = [&] {
     if (f.absmax) {
@@ -464,22 +449,13 @@ Status MeasureFormat(Buffers& buf, const FormatRow& f, Row* row) {
   if (s.ok()) s = BestOf(dequantize, &from_seconds);
   if (!s.ok()) return s;
   row->rt = CompareRoundTrip(buf.src.data(), buf.back.data(), n, Range());
-  block_options.stats = absmax_options.stats = &row->stats;
+  choice.stats = &row->stats;
   s = quantize();
   if (!s.ok()) return s;
   row->have_stats = true;
 
-  const size_t f_bytes = n * sizeof(float);
-  const size_t t_bytes = StorageBytes(code_type, n) + scale_bytes;
-  const size_t capacity = f_bytes;
-  const double memcpy_f =
-      MemcpySeconds(buf.back.data(), buf.src.data(), capacity, f_bytes, buf.runner, buf.threads);
-  const double memcpy_t =
-      MemcpySeconds(buf.back.data(), buf.mid.data(), capacity, t_bytes, buf.runner, buf.threads);
-  row->to_gbs = GBs(f_bytes + t_bytes, to_seconds);
-  row->to_memcpy = row->to_gbs / GBs(2 * f_bytes, memcpy_f);
-  row->from_gbs = GBs(f_bytes + t_bytes, from_seconds);
-  row->from_memcpy = row->from_gbs / GBs(2 * t_bytes, memcpy_t);
+  SetRates(buf, n * sizeof(float), StorageBytes(code_type, n) + scale_bytes, to_seconds,
+           from_seconds, row);
   return Status::Ok();
 }
 
@@ -654,7 +630,7 @@ int RunReport(const std::vector<std::string>& args) {
     add(DataTypeName(t), BitWidth(t) ? std::to_string(BitWidth(t)) : "-", row, s, note);
   }
   const std::vector<int64_t> shape = FormatShape(n, buf.row);
-  for (const FormatRow& f : kFormatRows) {
+  for (const QuantFormat& f : QuantFormats()) {
     Row row;
     Status s = MeasureFormat(buf, f, &row);
     std::string note = f.absmax ? "a FLOAT scale per row" : "blocks along the rows";

@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 
+import cli_files
 import ml_dtypes
 import numpy as np
 from cli_files import check, run_tests, tensor_proto
@@ -35,7 +36,6 @@ from safetensors.numpy import save_file
 CLI = os.path.abspath(sys.argv[1])
 LIB = ctypes.CDLL(os.path.abspath(sys.argv[2]))
 WORK = os.path.abspath(sys.argv[3])
-MARKERS = (".tensorcast-tmp-", ".tensorcast-old-")
 
 # ONNX type codes, and the safetensors dtypes the output must carry.
 FLOAT, INT8, FLOAT16, BFLOAT16 = 1, 3, 10, 16
@@ -132,16 +132,11 @@ def ok(proc):
 
 
 def leftovers():
-    return sorted(n for n in os.listdir(WORK) if any(m in n for m in MARKERS))
+    return cli_files.leftovers(WORK)
 
 
 def expect_error(proc, code, *fragments):
-    err = proc.stderr.decode(errors="replace")
-    check(proc.returncode == code, f"exit {proc.returncode}, expected {code}; stderr: {err!r}")
-    check(err.count("tensorcast: error:") == 1, f"one error line expected, got {err!r}")
-    for frag in fragments:
-        check(frag in err, f"{frag!r} not in {err!r}")
-    check(not leftovers(), f"temporary files left: {leftovers()}")
+    cli_files.expect_error_in(WORK, proc, code, *fragments)
 
 
 def load(name):

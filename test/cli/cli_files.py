@@ -8,6 +8,9 @@ import re
 import shutil
 import struct
 
+# The markers of the program's temporary and backup files (tools/file_util.h).
+MARKERS = (".tensorcast-tmp-", ".tensorcast-old-")
+
 
 class Failure(Exception):
     pass
@@ -20,6 +23,22 @@ class Skipped(Exception):
 def check(cond, what):
     if not cond:
         raise Failure(what)
+
+
+def leftovers(work):
+    """The temporary and backup files left in `work`."""
+    return sorted(n for n in os.listdir(work) if any(m in n for m in MARKERS))
+
+
+def expect_error_in(work, proc, code, *fragments):
+    """The run failed with exit `code`, one error line holding every fragment, and left no
+    temporary file in `work`."""
+    err = proc.stderr.decode(errors="replace")
+    check(proc.returncode == code, f"exit {proc.returncode}, expected {code}; stderr: {err!r}")
+    check(err.count("tensorcast: error:") == 1, f"one error line expected, got {err!r}")
+    for frag in fragments:
+        check(frag in err, f"{frag!r} not in {err!r}")
+    check(not leftovers(work), f"temporary files left: {leftovers(work)}")
 
 
 def npy_bytes(descr, shape, payload):

@@ -23,11 +23,11 @@ import subprocess
 import sys
 import time
 
+import cli_files
 from cli_files import Skipped, check, f32_npy, npy_bytes, run_tests, tensor_proto
 
 CLI = os.path.abspath(sys.argv[1])
 WORK = os.path.abspath(sys.argv[2])
-MARKERS = (".tensorcast-tmp-", ".tensorcast-old-")
 
 
 def write(name, data):
@@ -51,16 +51,11 @@ def run(*args, env=None, stdin=None, timeout=60):
 
 
 def leftovers():
-    return sorted(n for n in os.listdir(WORK) if any(m in n for m in MARKERS))
+    return cli_files.leftovers(WORK)
 
 
 def expect_error(proc, code, *fragments):
-    err = proc.stderr.decode(errors="replace")
-    check(proc.returncode == code, f"exit {proc.returncode}, expected {code}; stderr: {err!r}")
-    check(err.count("tensorcast: error:") == 1, f"one error line expected, got {err!r}")
-    for frag in fragments:
-        check(frag in err, f"{frag!r} not in {err!r}")
-    check(not leftovers(), f"temporary files left: {leftovers()}")
+    cli_files.expect_error_in(WORK, proc, code, *fragments)
 
 
 TESTS = []
