@@ -504,32 +504,72 @@ TC_API void tc_thread_pool_destroy(tc_thread_pool* pool) {
   delete reinterpret_cast<tensorcast::ThreadPool*>(pool);
 }
 
+// Reads a tc_arrow_strings of any struct_size up to the current one.
+static int ReadArrowStrings(const tc_arrow_strings* src, tensorcast::ArrowStrings* a,
+                            tc_error* err) {
+  if (src == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "src (tc_arrow_strings*) is null");
+  const size_t size = src->struct_size;
+  if (size > sizeof(tc_arrow_strings)) {
+    return StructTooLarge("src", "tc_arrow_strings", size, sizeof(tc_arrow_strings), err);
+  }
+  const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
+  if (has(offsetof(tc_arrow_strings, offsets), sizeof(void*))) a->offsets = src->offsets;
+  if (has(offsetof(tc_arrow_strings, offset_width), sizeof(int))) {
+    a->offset_width = src->offset_width;
+  }
+  if (has(offsetof(tc_arrow_strings, data), sizeof(void*))) a->data = src->data;
+  if (has(offsetof(tc_arrow_strings, validity), sizeof(void*))) a->validity = src->validity;
+  if (has(offsetof(tc_arrow_strings, offset), sizeof(int64_t))) a->offset = src->offset;
+  if (has(offsetof(tc_arrow_strings, null_policy), sizeof(int))) {
+    a->null_policy = static_cast<tensorcast::NullPolicy>(src->null_policy);
+  }
+  return TC_OK;
+}
+
 TC_API int tc_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
                                       size_t count, const tc_options* options, tc_error* err) {
   return Guard(err, [&] {
     CastOptions o;
     tensorcast::Runner runner;
-    const int code = ReadOptions(options, &o, &runner, err);
+    int code = ReadOptions(options, &o, &runner, err);
     if (code != TC_OK) return code;
-    if (src == nullptr) return Fail(err, TC_INVALID_ARGUMENT, "src (tc_arrow_strings*) is null");
-    const size_t size = src->struct_size;
-    if (size > sizeof(tc_arrow_strings)) {
-      return StructTooLarge("src", "tc_arrow_strings", size, sizeof(tc_arrow_strings), err);
-    }
-    const auto has = [size](size_t offset, size_t field) { return size >= offset + field; };
     tensorcast::ArrowStrings a;
-    if (has(offsetof(tc_arrow_strings, offsets), sizeof(void*))) a.offsets = src->offsets;
-    if (has(offsetof(tc_arrow_strings, offset_width), sizeof(int))) {
-      a.offset_width = src->offset_width;
-    }
-    if (has(offsetof(tc_arrow_strings, data), sizeof(void*))) a.data = src->data;
-    if (has(offsetof(tc_arrow_strings, validity), sizeof(void*))) a.validity = src->validity;
-    if (has(offsetof(tc_arrow_strings, offset), sizeof(int64_t))) a.offset = src->offset;
-    if (has(offsetof(tc_arrow_strings, null_policy), sizeof(int))) {
-      a.null_policy = static_cast<tensorcast::NullPolicy>(src->null_policy);
-    }
+    code = ReadArrowStrings(src, &a, err);
+    if (code != TC_OK) return code;
     return Report(
         tensorcast::CastFromArrowStrings(a, dst, static_cast<DataType>(dst_type), count, o), err);
+  });
+}
+
+TC_API int tc_try_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
+                                          size_t count, tc_try_cast_nulls* nulls,
+                                          const tc_options* options, tc_error* err) {
+  return Guard(err, [&] {
+    CastOptions o;
+    tensorcast::Runner runner;
+    int code = ReadOptions(options, &o, &runner, err);
+    if (code != TC_OK) return code;
+    tensorcast::ArrowStrings a;
+    code = ReadArrowStrings(src, &a, err);
+    if (code != TC_OK) return code;
+    if (nulls == nullptr)
+      return Fail(err, TC_INVALID_ARGUMENT, "nulls (tc_try_cast_nulls*) is null");
+    if (nulls->struct_size != sizeof(tc_try_cast_nulls)) {
+      const std::string m =
+          "nulls->struct_size " + std::to_string(nulls->struct_size) +
+          " (expected sizeof(tc_try_cast_nulls) = " + std::to_string(sizeof(tc_try_cast_nulls)) +
+          ")";
+      return Fail(err, TC_INVALID_ARGUMENT, m.c_str());
+    }
+    tensorcast::TryCastNulls n;
+    n.validity = nulls->validity;
+    const tensorcast::Status s =
+        tensorcast::TryCastFromArrowStrings(a, dst, static_cast<DataType>(dst_type), count, &n, o);
+    if (s.ok()) {
+      nulls->error_count = n.error_count;
+      nulls->first_error = n.first_error;
+    }
+    return Report(s, err);
   });
 }
 

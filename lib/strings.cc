@@ -2,9 +2,11 @@
 // arguments checked, then the column parsed or formatted by lib/text.
 #include "tensorcast/strings.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lib/check.h"
 #include "lib/text/columns.h"
@@ -91,24 +93,87 @@ Status CopyToArena(const StringView* src, StringArena* arena, size_t count) {
 
 }  // namespace
 
+namespace {
+
+// The argument checks of a cast from Arrow strings (nothing written).
+Status CheckFromArrow(const ArrowStrings& src, const void* dst, DataType dst_type, size_t count,
+                      const CastOptions& options) {
+  Status s = CheckNumeric(dst_type, "dst_type");
+  if (s.ok()) s = CheckOptions(options);
+  size_t bytes = 0;
+  if (s.ok()) s = CheckNumericBuffer(dst, dst_type, count, "dst", &bytes);
+  if (s.ok() && src.null_policy != NullPolicy::kError && src.null_policy != NullPolicy::kZero) {
+    s = Status(StatusCode::kInvalidArgument, "null_policy " +
+                                                 std::to_string(static_cast<int>(src.null_policy)) +
+                                                 " (expected ERROR 0 or ZERO 1)");
+  }
+  if (s.ok()) s = text::CheckArrowOffsets(src, count);
+  return s;
+}
+
+// Bits [from, from + 64) of an Arrow validity bitmap of which bits [from, end) exist
+// (end > from); bits past `end` read as 0. Reads only the bytes that hold existing bits.
+uint64_t ValidityWord(const uint8_t* validity, uint64_t from, uint64_t end) {
+  const uint64_t n = std::min<uint64_t>(64, end - from);
+  const uint64_t last = (from + n - 1) >> 3;
+  unsigned __int128 word = 0;
+  for (uint64_t q = from >> 3; q <= last; ++q) {
+    word |= static_cast<unsigned __int128>(validity[q]) << (8 * (q - (from >> 3)));
+  }
+  const uint64_t w = static_cast<uint64_t>(word >> (from & 7));
+  return n == 64 ? w : w & ((uint64_t{1} << n) - 1);
+}
+
+}  // namespace
+
 Status CastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
                             const CastOptions& options) {
   return check::Guarded("CastFromArrowStrings", [&]() -> Status {
-    Status s = CheckNumeric(dst_type, "dst_type");
-    if (s.ok()) s = CheckOptions(options);
-    size_t bytes = 0;
-    if (s.ok()) s = CheckNumericBuffer(dst, dst_type, count, "dst", &bytes);
-    if (s.ok() && src.null_policy != NullPolicy::kError && src.null_policy != NullPolicy::kZero) {
-      s = Status(StatusCode::kInvalidArgument,
-                 "null_policy " + std::to_string(static_cast<int>(src.null_policy)) +
-                     " (expected ERROR 0 or ZERO 1)");
-    }
-    if (s.ok()) s = text::CheckArrowOffsets(src, count);
+    const Status s = CheckFromArrow(src, dst, dst_type, count, options);
     if (!s.ok() || count == 0) return s;
     text::TextColumn column;
     column.layout = text::TextColumn::Layout::kArrow;
     column.arrow = src;
     return text::ParseColumn(column, dst, dst_type, count, options);
+  });
+}
+
+Status TryCastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
+                               TryCastNulls* nulls, const CastOptions& options) {
+  return check::Guarded("TryCastFromArrowStrings", [&]() -> Status {
+    Status s = CheckFromArrow(src, dst, dst_type, count, options);
+    if (s.ok() && nulls == nullptr) s = Status(StatusCode::kInvalidArgument, "nulls is null");
+    if (!s.ok()) return s;
+    std::vector<uint64_t> bad((count + 63) / 64, 0);
+    if (count != 0) {
+      text::TextColumn column;
+      column.layout = text::TextColumn::Layout::kArrow;
+      column.arrow = src;
+      column.bad = bad.data();
+      s = text::ParseColumn(column, dst, dst_type, count, options);
+      if (!s.ok()) return s;
+    }
+    size_t errors = 0, first = SIZE_MAX;
+    const auto offset = static_cast<uint64_t>(src.offset);
+    for (size_t w = 0; w < bad.size(); ++w) {
+      errors += static_cast<size_t>(__builtin_popcountll(bad[w]));
+      if (first == SIZE_MAX && bad[w] != 0) {
+        first = w * 64 + static_cast<size_t>(__builtin_ctzll(bad[w]));
+      }
+      if (nulls->validity == nullptr) continue;
+      const uint64_t from = uint64_t{w} * 64;
+      uint64_t valid = ~bad[w];
+      if (count - from < 64) valid &= (uint64_t{1} << (count - from)) - 1;
+      if (src.validity != nullptr)
+        valid &= ValidityWord(src.validity, offset + from, offset + count);
+      const size_t bytes = std::min<size_t>(8, (count - from + 7) / 8);
+      for (size_t k = 0; k < bytes; ++k) {
+        nulls->validity[w * 8 + k] = static_cast<uint8_t>(valid >> (8 * k));
+      }
+    }
+    nulls->error_count = errors;
+    nulls->first_error = first;
+    return Status::Ok();
   });
 }
 

@@ -469,6 +469,41 @@ static void test_arrow_strings_from(void) {
     EXPECT(tc_cast_from_arrow_strings(&a, n32, TC_TYPE_INT32, 3, NULL, &err), TC_PARSE_ERROR,
            "bad");
     CHECK(err.elements_written == 2 && n32[0] == 7 && n32[1] == 1);
+
+    /* TRY_CAST over the whole column, no offset: "x" (0), "bad" read as a text when the
+     * bitmap is dropped (3), "" (5, 10) are not numbers; with the bitmap, 3 and 5 are nulls
+     * and only 0 and 10 count. Validity written from bit 0: with the bitmap, elements
+     * 1, 2, 4, 6, 7, 8, 9 are numbers: byte 0 = 0b11010110 = 0xD6, byte 1 = 0b011 = 0x03. */
+    {
+      tc_try_cast_nulls nulls = TC_TRY_CAST_NULLS_INIT;
+      uint8_t validity[2] = {0xEE, 0xEE};
+      float g[11];
+      a = arrow_column(width, 0, TC_NULL_ERROR); /* the null policy is ignored */
+      nulls.validity = validity;
+      memset(g, 0x7F, sizeof g);
+      EXPECT(tc_try_cast_from_arrow_strings(&a, g, TC_TYPE_FLOAT, 11, &nulls, NULL, &err), TC_OK,
+             NULL);
+      CHECK(validity[0] == 0xD6 && validity[1] == 0x03);
+      CHECK(nulls.error_count == 2 && nulls.first_error == 0);
+      CHECK(bits_from_f32(g[0]) == 0u && bits_from_f32(g[3]) == 0u && bits_from_f32(g[10]) == 0u);
+      CHECK(g[1] == 7.0f && bits_from_f32(g[2]) == 0x3FC00000u &&
+            bits_from_f32(g[4]) == 0xC0100000u);
+      a.validity = NULL;
+      nulls.validity = NULL; /* the counts only */
+      EXPECT(tc_try_cast_from_arrow_strings(&a, g, TC_TYPE_FLOAT, 11, &nulls, NULL, &err), TC_OK,
+             NULL);
+      CHECK(nulls.error_count == 4 && nulls.first_error == 0);
+      /* Slice 1..2 ("7", "1.5"): nothing bad. */
+      a.offset = 1;
+      EXPECT(tc_try_cast_from_arrow_strings(&a, g, TC_TYPE_FLOAT, 2, &nulls, NULL, &err), TC_OK,
+             NULL);
+      CHECK(nulls.error_count == 0 && nulls.first_error == SIZE_MAX);
+      EXPECT(tc_try_cast_from_arrow_strings(&a, g, TC_TYPE_FLOAT, 2, NULL, NULL, &err),
+             TC_INVALID_ARGUMENT, "nulls");
+      nulls.struct_size = 8;
+      EXPECT(tc_try_cast_from_arrow_strings(&a, g, TC_TYPE_FLOAT, 2, &nulls, NULL, &err),
+             TC_INVALID_ARGUMENT, "struct_size");
+    }
   }
 }
 

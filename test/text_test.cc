@@ -675,6 +675,140 @@ TEST(ArrowStrings, BlocksOfTextsWithNullsAndSlicesParseLikeTheReference) {
   });
 }
 
+// TRY_CAST: every element null or not a number becomes code 0 with its validity bit clear,
+// the rest are the reference's codes; the counts and the first bad index are exact, on every
+// target, with both offset widths, sliced, serially and on a pool (chunks of 64 elements
+// and more, each setting its own words of the bad-element bits).
+TEST(ArrowStrings, TryCastMakesNullsOfBadTextsAndCountsThem) {
+  std::mt19937_64 rng(29);
+  const std::vector<std::string> bad = {"x",
+                                        "1e",
+                                        "",
+                                        "1.2.3",
+                                        "nan?",
+                                        "--1",
+                                        "0x10",
+                                        " ",
+                                        "1e1e1",
+                                        std::string("1\0", 2),
+                                        std::string(40, '9') + "z"};
+  std::vector<std::string> texts;
+  std::vector<bool> present;
+  char buf[64];
+  for (int i = 0; i < 6000; ++i) {
+    const int kind = static_cast<int>(rng() % 10);
+    if (kind == 0) {
+      texts.push_back(bad[rng() % bad.size()]);
+    } else {
+      const double v = std::ldexp(static_cast<double>(rng() >> 11), -53) *
+                       std::pow(10.0, static_cast<int>(rng() % 9) - 4) * ((rng() & 1) ? 1 : -1);
+      std::snprintf(buf, sizeof(buf), kind % 2 ? "%.9g" : "%.2f", v);
+      texts.push_back(buf);
+    }
+    present.push_back(rng() % 11 != 0);
+  }
+  // No bad text among the first 700: the first error is found past the first chunks.
+  for (size_t i = 0; i < 700; ++i) {
+    if (std::find(bad.begin(), bad.end(), texts[i]) != bad.end()) texts[i] = "1";
+  }
+  ArrowColumn c;
+  c.offsets32.push_back(0);
+  c.offsets64.push_back(0);
+  c.validity.assign((texts.size() + 7) / 8, 0);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    c.data += present[i] ? texts[i] : std::string("junk");
+    if (present[i]) c.validity[i / 8] = static_cast<uint8_t>(c.validity[i / 8] | (1u << (i % 8)));
+    c.offsets32.push_back(static_cast<int32_t>(c.data.size()));
+    c.offsets64.push_back(static_cast<int64_t>(c.data.size()));
+  }
+  reference::Decimal scratch;
+  std::vector<std::vector<uint64_t>> want;
+  std::vector<uint8_t> good(texts.size(), 0);  // present and a number (the same for every type)
+  for (DT t : kNumeric) {
+    const int bits = BitWidth(t);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    want.emplace_back(texts.size(), 0);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      uint64_t code = 0;
+      const bool ok =
+          present[i] && reference::ParseText(texts[i], t, CastOptions(), &scratch, &code);
+      if (t == kNumeric[0]) good[i] = ok;
+      ASSERT_EQ(ok, good[i] != 0) << texts[i];
+      want.back()[i] = ok ? code & mask : 0;
+    }
+  }
+  ThreadPool pool(4);
+  test::TargetLoop loop;
+  loop.Run([&] {
+    for (size_t k = 0; k < std::size(kNumeric); ++k) {
+      const DT t = kNumeric[k];
+      for (int width : {4, 8}) {
+        for (size_t offset : {size_t{0}, size_t{67}}) {
+          for (bool threads : {false, true}) {
+            const size_t count = texts.size() - offset - 3;
+            ArrowStrings a;
+            a.offsets =
+                width == 4 ? static_cast<const void*>(c.offsets32.data()) : c.offsets64.data();
+            a.offset_width = width;
+            a.data = c.data.data();
+            a.validity = c.validity.data();
+            a.offset = static_cast<int64_t>(offset);
+            CastOptions o;
+            if (threads) o.runner = pool.runner();
+            std::vector<uint8_t> out(StorageBytes(t, count), 0xA5);
+            std::vector<uint8_t> validity((count + 7) / 8, 0xEE);
+            TryCastNulls nulls;
+            nulls.validity = validity.data();
+            const Status s = TryCastFromArrowStrings(a, out.data(), t, count, &nulls, o);
+            const std::string what = std::string(DataTypeName(t)) + " width " +
+                                     std::to_string(width) + " offset " + std::to_string(offset) +
+                                     (threads ? " pool" : "");
+            ASSERT_TRUE(s.ok()) << what << ": " << s.message();
+            size_t errors = 0, first = SIZE_MAX;
+            int failures = 0;
+            for (size_t i = 0; i < count && failures < 10; ++i) {
+              const size_t e = offset + i;
+              const bool is_bad = present[e] && !good[e];
+              errors += is_bad;
+              if (is_bad && first == SIZE_MAX) first = i;
+              const bool bit = (validity[i / 8] >> (i % 8)) & 1;
+              const uint64_t got = LoadElement(out, BitWidth(t), i);
+              if (got != want[k][e] || bit != (good[e] != 0)) {
+                ++failures;
+                ADD_FAILURE() << what << " element " << i << " \"" << texts[e] << "\" present "
+                              << present[e] << ": got " << test::Hex(got) << " valid " << bit
+                              << ", want " << test::Hex(want[k][e]) << " valid " << int{good[e]};
+              }
+            }
+            EXPECT_EQ(nulls.error_count, errors) << what;
+            EXPECT_EQ(nulls.first_error, first) << what;
+            EXPECT_GT(first, size_t{600}) << what;
+            if (count % 8 != 0) {
+              EXPECT_EQ(validity.back() >> (count % 8), 0) << what;
+            }
+          }
+        }
+      }
+    }
+  });
+  // No bad text: the counts say so; a null nulls pointer is an argument error.
+  const ArrowColumn numbers =
+      MakeColumn({"1", "2", "3", "-4", "5e3", "6", ".5", "8"}, std::vector<bool>(8, true));
+  ArrowStrings a;
+  a.offsets = numbers.offsets32.data();
+  a.data = numbers.data.data();
+  std::vector<uint8_t> out(8 * 4);
+  TryCastNulls nulls;
+  ASSERT_TRUE(TryCastFromArrowStrings(a, out.data(), DT::kFloat, 8, &nulls).ok());
+  EXPECT_EQ(nulls.error_count, 0u);
+  EXPECT_EQ(nulls.first_error, SIZE_MAX);
+  const Status s = TryCastFromArrowStrings(a, out.data(), DT::kFloat, 8, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("nulls"), std::string::npos) << s.message();
+  EXPECT_EQ(TryCastFromArrowStrings(a, out.data(), DT::kString, 8, &nulls).code(),
+            StatusCode::kUnsupported);
+}
+
 TEST(ArrowStrings, NullsWriteTheZeroCodeOfEveryTarget) {
   const ArrowColumn c = MakeColumn({"3", "", "1"}, {true, false, true});
   ArrowStrings a;

@@ -48,6 +48,26 @@ struct ArrowStrings {
 Status CastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
                             const CastOptions& options = CastOptions());
 
+// A cast from Arrow strings that makes a null of each text that is not a number (SQL's
+// TRY_CAST; Python's errors="null") instead of failing: what it writes besides the numbers.
+struct TryCastNulls {
+  // ceil(count / 8) bytes, written from bit 0 (LSB first, as Arrow): bit i set when element
+  // i is a number, clear when it is null in the source or not a number. May be null (only
+  // the counts are wanted).
+  uint8_t* validity = nullptr;
+  size_t error_count = 0;         // out: the texts that are not numbers (nulls not counted)
+  size_t first_error = SIZE_MAX;  // out: the index of the first of them, SIZE_MAX if none
+};
+
+// As CastFromArrowStrings, with every element that is null or not a number written as the
+// all-zero code (0, 0.0, False; FLOAT8E8M0: code 0) and cleared in nulls->validity, so no
+// element is a kParseError: src.null_policy is ignored (a null stays a null). The argument
+// errors are CastFromArrowStrings', and nulls null is kInvalidArgument; the validity bytes
+// must not overlap dst or the source. The same bits for any runner; the numbers are those
+// CastFromArrowStrings writes.
+Status TryCastFromArrowStrings(const ArrowStrings& src, void* dst, DataType dst_type, size_t count,
+                               TryCastNulls* nulls, const CastOptions& options = CastOptions());
+
 // The output of a cast into Arrow strings: count + 1 offsets are written (the first is
 // 0), and the texts, back to back without separators, into data.
 struct ArrowStringsOut {

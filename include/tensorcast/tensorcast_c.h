@@ -292,6 +292,29 @@ typedef struct tc_arrow_strings {
 TC_API int tc_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
                                       size_t count, const tc_options* options, tc_error* err);
 
+/* What tc_try_cast_from_arrow_strings writes besides the numbers. A struct_size other than
+ * sizeof(tc_try_cast_nulls) is TC_INVALID_ARGUMENT. */
+typedef struct tc_try_cast_nulls {
+  size_t struct_size; /* sizeof(tc_try_cast_nulls) */
+  uint8_t* validity;  /* in: ceil(count / 8) bytes, or NULL for the counts only; written from
+                         bit 0 (LSB first, as Arrow): bit i set when element i is a number,
+                         clear when it is null or not a number */
+  size_t error_count; /* out: the texts that are not numbers (nulls not counted) */
+  size_t first_error; /* out: the index of the first of them, SIZE_MAX if none */
+} tc_try_cast_nulls;
+
+#define TC_TRY_CAST_NULLS_INIT \
+  { sizeof(tc_try_cast_nulls), NULL, 0, SIZE_MAX }
+
+/* SQL's TRY_CAST: as tc_cast_from_arrow_strings, but each element that is null or not a
+ * number is written as the all-zero code and cleared in nulls->validity, never an error
+ * (src->null_policy is ignored: a null stays a null). The numbers are those
+ * tc_cast_from_arrow_strings writes, the same for any runner. Argument errors as
+ * tc_cast_from_arrow_strings, and nulls NULL: TC_INVALID_ARGUMENT. */
+TC_API int tc_try_cast_from_arrow_strings(const tc_arrow_strings* src, void* dst, int32_t dst_type,
+                                          size_t count, tc_try_cast_nulls* nulls,
+                                          const tc_options* options, tc_error* err);
+
 /* The output of tc_cast_to_arrow_strings: count + 1 offsets (the first is 0) and the
  * texts back to back in data. A struct_size other than sizeof(tc_arrow_strings_out) is
  * TC_INVALID_ARGUMENT. */

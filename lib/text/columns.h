@@ -26,6 +26,17 @@ struct TextColumn {
   Layout layout = Layout::kStdString;
   const void* elements = nullptr;  // std::string[] (kStdString) or StringView[] (kViews)
   ArrowStrings arrow;              // kArrow
+  // Null: a text that is not a number is an error. Otherwise (TryCastFromArrowStrings) it
+  // is written as code 0 and bit i of this bit set (element i of the whole call; zeroed by
+  // the caller, ceil(count / 64) words) is set; nulls are then code 0 too. Parallel tasks
+  // start on multiples of 64 elements, so each word has one writer.
+  uint64_t* bad = nullptr;
+};
+
+// What the drivers (parse_blocks.h) do with a null and with a text that is not a number.
+struct NullRule {
+  bool zero = false;        // a null becomes code 0 rather than a null error
+  uint64_t* bad = nullptr;  // TextColumn::bad
 };
 
 // The texts of a STRING output, in one buffer: Arrow (offsets + data) or, with `views`, an
@@ -102,24 +113,25 @@ struct Arrow {
   }
 };
 
-// Calls f(get, plain_limit, nulls_zero) with the reader of elements [first, first + count)
+// Calls f(get, plain_limit, rule) with the reader of elements [first, first + count)
 // of `src` (argument valid; Arrow offsets checked) and returns its result. `plain_limit`:
 // the last address from which 32 bytes may be read (every byte from the first text's
 // start to the last text's end may be; 0: none), so that the window scan reads the texts
-// that start at or before it with plain loads. `nulls_zero`: a null becomes code 0 rather
-// than an error.
+// that start at or before it with plain loads. `rule`: what nulls and texts that are not
+// numbers become (NullRule).
 template <class F>
 auto WithReader(const TextColumn& src, size_t first, size_t count, const F& f) {
   switch (src.layout) {
     case TextColumn::Layout::kStdString:
       return f(StdStrings{static_cast<const std::string*>(src.elements) + first}, uintptr_t{0},
-               false);
+               NullRule{false, src.bad});
     case TextColumn::Layout::kViews:
-      return f(Views{static_cast<const StringView*>(src.elements) + first}, uintptr_t{0}, false);
+      return f(Views{static_cast<const StringView*>(src.elements) + first}, uintptr_t{0},
+               NullRule{false, src.bad});
     case TextColumn::Layout::kArrow: break;
   }
   const ArrowStrings& a = src.arrow;
-  const bool zero = a.null_policy == NullPolicy::kZero;
+  const NullRule zero{a.null_policy == NullPolicy::kZero || src.bad != nullptr, src.bad};
   const auto at = static_cast<size_t>(a.offset) + first;
   const auto limit = [&](const auto* offsets) -> uintptr_t {
     const auto begin = static_cast<size_t>(offsets[at]);

@@ -29,6 +29,7 @@
 
 #include "lib/dispatch/route_plan.h"
 #include "lib/reference/reference_cast.h"
+#include "lib/text/columns.h"
 #include "lib/text/decimal_to_binary.h"
 #include "lib/text/scan_number.h"
 #include "lib/type_facts.h"
@@ -90,12 +91,14 @@ TENSORCAST_TEXT_HIDDEN bool ParseExact(std::string_view t, DataType type,
 enum class Resolved { kCode, kDone, kBad };
 
 // The elements of a block [b, b + n) that a fill left pending (pending_words), in index
-// order: a null becomes code 0 (the ERROR policy: a null error), another text goes to
-// decide(j, text, &code); put(j, code) takes each code. Returns the count of elements
-// settled before the first error (n without one), *error set when there is one.
+// order: a null becomes code 0 (rule.zero; otherwise a null error), another text goes to
+// decide(j, text, &code); a text that is not a number becomes code 0 with its bit set in
+// rule.bad (when given; otherwise a parse error); put(j, code) takes each code. Returns the
+// count of elements settled before the first error (n without one), *error set when there
+// is one.
 template <class Get, class Decide, class Put>
 size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, size_t n,
-                      size_t first, DataType type, bool nulls_zero, const Decide& decide,
+                      size_t first, DataType type, NullRule rule, const Decide& decide,
                       const Put& put, Status* error) {
   for (size_t w = 0; w * 64 < n; ++w) {
     for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
@@ -103,17 +106,23 @@ size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, s
       std::string_view t;
       uint64_t code = 0;
       if (!get(b + j, &t)) {
-        if (!nulls_zero) {
+        if (!rule.zero) {
           *error = NullError(first + b + j, type);
           return j;
         }
       } else {
         const Resolved r = decide(j, t, &code);
         if (r == Resolved::kBad) {
-          *error = ParseError(first + b + j, t, type);
-          return j;
+          if (rule.bad == nullptr) {
+            *error = ParseError(first + b + j, t, type);
+            return j;
+          }
+          const size_t i = first + b + j;
+          rule.bad[i / 64] |= uint64_t{1} << (i % 64);
+          code = 0;
+        } else if (r == Resolved::kDone) {
+          continue;
         }
-        if (r == Resolved::kDone) continue;
       }
       put(j, code);
     }
@@ -134,7 +143,7 @@ using UintOf = std::conditional_t<
 // call (for messages).
 template <int kBits, class Get, class Fill>
 Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
-                   size_t count, const CastOptions& options, bool nulls_zero) {
+                   size_t count, const CastOptions& options, NullRule rule) {
   using Out = UintOf<kBits == 0 ? 64 : kBits>;
   const int bits = BitWidth(type);
   std::unique_ptr<reference::Decimal> scratch;
@@ -146,7 +155,7 @@ Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, Da
     fill.template operator()<Out>(b, n, out, pending_words);
     Status error;
     const size_t good = ResolvePending(
-        get, pending_words, b, n, first, type, nulls_zero,
+        get, pending_words, b, n, first, type, rule,
         [&](size_t, std::string_view t, uint64_t* code) {
           return ParseExact(t, type, options, !Fill::kScans, &scratch, code) ? Resolved::kCode
                                                                              : Resolved::kBad;
@@ -167,7 +176,7 @@ Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, Da
 // the reference's codes.
 template <class Get, class Fill>
 Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, DataType type,
-                   size_t count, const CastOptions& options, bool nulls_zero) {
+                   size_t count, const CastOptions& options, NullRule rule) {
   constexpr size_t kBlock = 256;  // a multiple of 8: blocks start on whole packed bytes
   const int bits = BitWidth(type);
   CastOptions serial = options;
@@ -183,7 +192,7 @@ Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, Da
     size_t patches = 0;
     Status error;
     const size_t good = ResolvePending(
-        get, pending_words, b, n, first, type, nulls_zero,
+        get, pending_words, b, n, first, type, rule,
         [&](size_t j, std::string_view t, uint64_t* code) {
           Scanned s;
           if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;

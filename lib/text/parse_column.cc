@@ -100,26 +100,26 @@ struct ScanFill {
 // The elements of `get` through the scalar scan.
 template <class Get>
 Status ParseWithScan(const Get& get, size_t first, void* dst, DataType type, size_t count,
-                     const CastOptions& options, bool nulls_zero) {
+                     const CastOptions& options, NullRule rule) {
   if (IsNarrowFloat(type)) {
     return ParseNarrow(get, ScanFill<Get, OddF32Convert>{get, {}}, first, dst, type, count, options,
-                       nulls_zero);
+                       rule);
   }
   if (type == DataType::kDouble) {
     const ScanFill<Get, TableConvert<52, 11>> scan{get, {type, PowersOf10()}};
-    return ParseScalar<64>(get, scan, first, dst, type, count, options, nulls_zero);
+    return ParseScalar<64>(get, scan, first, dst, type, count, options, rule);
   }
   if (type == DataType::kFloat) {
     const ScanFill<Get, TableConvert<23, 8>> scan{get, {type, PowersOf10()}};
-    return ParseScalar<32>(get, scan, first, dst, type, count, options, nulls_zero);
+    return ParseScalar<32>(get, scan, first, dst, type, count, options, rule);
   }
   const ScanFill<Get, FastCodeConvert> scan{get, {type}};
   switch (BitWidth(type)) {
-    case 64: return ParseScalar<64>(get, scan, first, dst, type, count, options, nulls_zero);
-    case 32: return ParseScalar<32>(get, scan, first, dst, type, count, options, nulls_zero);
-    case 16: return ParseScalar<16>(get, scan, first, dst, type, count, options, nulls_zero);
-    case 8: return ParseScalar<8>(get, scan, first, dst, type, count, options, nulls_zero);
-    default: return ParseScalar<0>(get, scan, first, dst, type, count, options, nulls_zero);
+    case 64: return ParseScalar<64>(get, scan, first, dst, type, count, options, rule);
+    case 32: return ParseScalar<32>(get, scan, first, dst, type, count, options, rule);
+    case 16: return ParseScalar<16>(get, scan, first, dst, type, count, options, rule);
+    case 8: return ParseScalar<8>(get, scan, first, dst, type, count, options, rule);
+    default: return ParseScalar<0>(get, scan, first, dst, type, count, options, rule);
   }
 }
 
@@ -127,8 +127,8 @@ Status ParseWithScan(const Get& get, size_t first, void* dst, DataType type, siz
 
 Status ParseRangeWithScan(const TextColumn& src, size_t first, void* dst, DataType type,
                           size_t count, const CastOptions& options) {
-  return WithReader(src, first, count, [&](const auto& get, uintptr_t, bool nulls_zero) {
-    return ParseWithScan(get, first, dst, type, count, options, nulls_zero);
+  return WithReader(src, first, count, [&](const auto& get, uintptr_t, NullRule rule) {
+    return ParseWithScan(get, first, dst, type, count, options, rule);
   });
 }
 

@@ -244,36 +244,32 @@ inline bool WindowParses(DataType type) {
 // every text with a masked load).
 template <class Get>
 Status ParseWithWindow(const Get& get, uintptr_t plain_limit, size_t first, void* dst,
-                       DataType type, size_t count, const CastOptions& options, bool nulls_zero) {
+                       DataType type, size_t count, const CastOptions& options, NullRule rule) {
   const PowerOf10* powers = PowersOf10();
   const auto window = [&](auto convert) {
     return WindowFill<Get, decltype(convert)>{get, convert, plain_limit};
   };
   if (IsNarrowFloat(type)) {
     return ParseNarrow(get, window(IeeeConvert<23, 8, Rounding::kOdd>{powers}), first, dst, type,
-                       count, options, nulls_zero);
+                       count, options, rule);
   }
   if (type == DataType::kDouble) {
     return ParseScalar<64>(get, window(IeeeConvert<52, 11, Rounding::kNearestEven>{powers}), first,
-                           dst, type, count, options, nulls_zero);
+                           dst, type, count, options, rule);
   }
   if (type == DataType::kFloat) {
     return ParseScalar<32>(get, window(IeeeConvert<23, 8, Rounding::kNearestEven>{powers}), first,
-                           dst, type, count, options, nulls_zero);
+                           dst, type, count, options, rule);
   }
   switch (BitWidth(type)) {
     case 64:
-      return ParseScalar<64>(get, window(IntConvert{type}), first, dst, type, count, options,
-                             nulls_zero);
+      return ParseScalar<64>(get, window(IntConvert{type}), first, dst, type, count, options, rule);
     case 32:
-      return ParseScalar<32>(get, window(IntConvert{type}), first, dst, type, count, options,
-                             nulls_zero);
+      return ParseScalar<32>(get, window(IntConvert{type}), first, dst, type, count, options, rule);
     case 16:
-      return ParseScalar<16>(get, window(IntConvert{type}), first, dst, type, count, options,
-                             nulls_zero);
+      return ParseScalar<16>(get, window(IntConvert{type}), first, dst, type, count, options, rule);
     default:
-      return ParseScalar<8>(get, window(IntConvert{type}), first, dst, type, count, options,
-                            nulls_zero);
+      return ParseScalar<8>(get, window(IntConvert{type}), first, dst, type, count, options, rule);
   }
 }
 
@@ -281,8 +277,8 @@ Status ParseWithWindow(const Get& get, uintptr_t plain_limit, size_t first, void
 inline Status ParseRangeWithWindow(const TextColumn& src, size_t first, void* dst, DataType type,
                                    size_t count, const CastOptions& options) {
   if (!WindowParses(type)) return ParseRangeWithScan(src, first, dst, type, count, options);
-  return WithReader(src, first, count, [&](const auto& get, uintptr_t plain_limit, bool zero) {
-    return ParseWithWindow(get, plain_limit, first, dst, type, count, options, zero);
+  return WithReader(src, first, count, [&](const auto& get, uintptr_t plain_limit, NullRule rule) {
+    return ParseWithWindow(get, plain_limit, first, dst, type, count, options, rule);
   });
 }
 

@@ -332,18 +332,23 @@ nb::object Codes6(bool pack, nb::handle src_obj, nb::handle dst_obj, size_t coun
 }
 
 // Texts of a Python list (str, or bytes holding UTF-8) -> Arrow layout (int64 offsets).
-// Returns an error naming the element that is neither.
-Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data) {
+// Returns an error naming the element that is neither, except None with `present` (then
+// an Arrow validity bitmap, bit clear for each None).
+Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data,
+                   std::vector<uint8_t>* present) {
   PyObject* obj = list.ptr();
   if (!PyList_Check(obj)) return Status(StatusCode::kInvalidArgument, "texts must be a list");
   const Py_ssize_t n = PyList_GET_SIZE(obj);
   offsets->resize(static_cast<size_t>(n) + 1);
   (*offsets)[0] = 0;
+  if (present != nullptr) present->assign((static_cast<size_t>(n) + 7) / 8, 0xFF);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* item = PyList_GET_ITEM(obj, i);
     const char* text = nullptr;
     Py_ssize_t size = 0;
-    if (PyUnicode_Check(item)) {
+    if (item == Py_None && present != nullptr) {
+      (*present)[static_cast<size_t>(i) / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
+    } else if (PyUnicode_Check(item)) {
       text = PyUnicode_AsUTF8AndSize(item, &size);
       if (text == nullptr) {
         PyErr_Clear();
@@ -366,34 +371,66 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
   return Status();
 }
 
+// The validity output of a cast that makes nulls of bad texts (errors="null"): None, or a
+// writable buffer of at least ceil(count / 8) bytes. *bits stays null for None.
+Status AcquireValidityOut(nb::handle obj, size_t count, Buffer* buffer, uint8_t** bits) {
+  if (obj.is_none()) return Status();
+  if (!buffer->Acquire(obj, true)) {
+    return Status(StatusCode::kInvalidArgument, "validity_out must be a writable buffer or None");
+  }
+  if (buffer->nbytes() < count / 8 + (count % 8 != 0)) {
+    return Status(StatusCode::kInvalidArgument, "validity_out is shorter than count bits");
+  }
+  *bits = static_cast<uint8_t*>(buffer->data());
+  return Status();
+}
+
+// Arrow texts into `dst`: CastFromArrowStrings, or with `validity` (errors="null")
+// TryCastFromArrowStrings writing the output validity there.
+Status ParseArrow(const tensorcast::ArrowStrings& in, void* dst, int32_t dst_type, size_t count,
+                  uint8_t* validity, const tensorcast::CastOptions& options) {
+  if (validity == nullptr) {
+    return tensorcast::CastFromArrowStrings(in, dst, static_cast<DataType>(dst_type), count,
+                                            options);
+  }
+  tensorcast::TryCastNulls nulls;
+  nulls.validity = validity;
+  return tensorcast::TryCastFromArrowStrings(in, dst, static_cast<DataType>(dst_type), count,
+                                             &nulls, options);
+}
+
 // Parses texts gathered into Arrow layout (int64 offsets) into `dst`.
 Status CastGathered(const std::vector<int64_t>& offsets, const std::vector<char>& data,
-                    const Buffer& dst, int32_t dst_type, size_t count,
-                    const tensorcast::CastOptions& options) {
+                    const uint8_t* present, const Buffer& dst, int32_t dst_type, size_t count,
+                    uint8_t* validity, const tensorcast::CastOptions& options) {
   tensorcast::ArrowStrings in;
   in.offsets = offsets.data();
   in.offset_width = 8;
   in.data = data.data();
-  return tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
-                                          options);
+  in.validity = present;
+  return ParseArrow(in, dst.data(), dst_type, count, validity, options);
 }
 
 nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_type, bool saturate,
-                           int round_mode, size_t threads) {
-  Buffer dst;
+                           int round_mode, size_t threads, nb::handle validity_obj) {
+  Buffer dst, validity_buffer;
+  uint8_t* validity = nullptr;
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
   Status s = CheckNumeric("target type", dst_type);
   if (s.ok()) s = CheckRoundMode(round_mode);
   std::vector<int64_t> offsets;
   std::vector<char> data;
-  if (s.ok()) s = GatherTexts(texts, &offsets, &data);
+  std::vector<uint8_t> present;
+  if (s.ok()) s = GatherTexts(texts, &offsets, &data, validity_obj.is_none() ? nullptr : &present);
   const size_t count = offsets.empty() ? 0 : offsets.size() - 1;
   if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (s.ok()) s = AcquireValidityOut(validity_obj, count, &validity_buffer, &validity);
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
   {
     nb::gil_scoped_release release;
-    s = CastGathered(offsets, data, dst, dst_type, count, Options(saturate, round_mode, pool));
+    s = CastGathered(offsets, data, present.empty() ? nullptr : present.data(), dst, dst_type,
+                     count, validity, Options(saturate, round_mode, pool));
   }
   return Result(s);
 }
@@ -459,8 +496,9 @@ Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
 
 nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, size_t width,
                                 size_t count, nb::handle dst_obj, int32_t dst_type, bool saturate,
-                                int round_mode, size_t threads) {
-  Buffer texts, dst;
+                                int round_mode, size_t threads, nb::handle validity_obj) {
+  Buffer texts, dst, validity_buffer;
+  uint8_t* validity = nullptr;
   if (!texts.Acquire(texts_obj, false)) return Refused("texts", false);
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
   Status s = CheckNumeric("target type", dst_type);
@@ -468,6 +506,7 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
   if (s.ok() && kind != "S" && kind != "U")
     s = Status(StatusCode::kInvalidArgument, "kind must be 'S' or 'U'");
   if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (s.ok()) s = AcquireValidityOut(validity_obj, count, &validity_buffer, &validity);
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
   {
@@ -479,8 +518,10 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
     } catch (const std::bad_alloc&) {
       s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
     }
-    if (s.ok())
-      s = CastGathered(offsets, data, dst, dst_type, count, Options(saturate, round_mode, pool));
+    if (s.ok()) {
+      s = CastGathered(offsets, data, nullptr, dst, dst_type, count, validity,
+                       Options(saturate, round_mode, pool));
+    }
   }
   return Result(s);
 }
@@ -544,8 +585,9 @@ int64_t OffsetAt(const void* offsets, int width, size_t i) {
 nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::handle data_obj,
                                 nb::handle validity, int64_t offset, size_t count,
                                 nb::handle dst_obj, int32_t dst_type, bool null_zero, bool saturate,
-                                int round_mode, size_t threads) {
-  Buffer offsets, data, dst;
+                                int round_mode, size_t threads, nb::handle validity_obj) {
+  Buffer offsets, data, dst, validity_out_buffer;
+  uint8_t* validity_out = nullptr;
   if (!offsets.Acquire(offsets_obj, false)) return Refused("offsets", false);
   if (!data.Acquire(data_obj, false)) return Refused("data", false);
   if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
@@ -584,6 +626,7 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
     }
   }
   if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (s.ok()) s = AcquireValidityOut(validity_obj, count, &validity_out_buffer, &validity_out);
   if (!s.ok()) return Result(s);
   auto pool = PoolFor(threads);
   {
@@ -595,8 +638,8 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
     in.validity = bits;
     in.offset = offset;
     in.null_policy = null_zero ? tensorcast::NullPolicy::kZero : tensorcast::NullPolicy::kError;
-    s = tensorcast::CastFromArrowStrings(in, dst.data(), static_cast<DataType>(dst_type), count,
-                                         Options(saturate, round_mode, pool));
+    s = ParseArrow(in, dst.data(), dst_type, count, validity_out,
+                   Options(saturate, round_mode, pool));
   }
   return Result(s);
 }
@@ -1191,13 +1234,16 @@ NB_MODULE(_tensorcast, m) {
       "Unpacks `count` 6-bit codes of ONNX's layout, one per byte; None, or (code, message, 0).");
   m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"),
         nb::arg("dst_type"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
-        "Parses a list of str or bytes into a numeric buffer; None, or (code, message, written).");
+        nb::arg("validity_out") = nb::none(),
+        "Parses a list of str or bytes into a numeric buffer (with validity_out: bad texts "
+        "become nulls, the output validity written there); None, or (code, message, written).");
   m.def("cast_from_arrow_strings", &CastFromArrowStrings, nb::arg("offsets"),
         nb::arg("offset_width"), nb::arg("data"), nb::arg("validity").none(), nb::arg("offset"),
         nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"), nb::arg("null_zero"),
         nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
-        "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer; None, or (code, message, "
-        "written).");
+        nb::arg("validity_out") = nb::none(),
+        "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer (with validity_out as "
+        "cast_from_strings); None, or (code, message, written).");
   m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"),
         nb::arg("count"), nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"),
         nb::arg("threads"),
@@ -1206,8 +1252,9 @@ NB_MODULE(_tensorcast, m) {
   m.def("cast_from_fixed_strings", &CastFromFixedStrings, nb::arg("texts"), nb::arg("kind"),
         nb::arg("width"), nb::arg("count"), nb::arg("dst"), nb::arg("dst_type"),
         nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
-        "Parses numpy bytes_ ('S') or str_ ('U') texts of `width` units; None, or (code, message, "
-        "written).");
+        nb::arg("validity_out") = nb::none(),
+        "Parses numpy bytes_ ('S') or str_ ('U') texts of `width` units (with validity_out as "
+        "cast_from_strings); None, or (code, message, written).");
   m.def("cast_to_fixed_strings", &CastToFixedStrings, nb::arg("src"), nb::arg("src_type"),
         nb::arg("count"), nb::arg("out"), nb::arg("threads"),
         "Formats numbers into a bytes_ buffer of 32 bytes per element; None, or (code, message, "

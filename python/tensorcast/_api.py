@@ -10,7 +10,7 @@ import numpy as np
 from . import _tensorcast as _ext
 from ._arrow import _arrow_code, _cast_arrow, _is_arrow
 from ._errors import _raise
-from ._numpy import _as_array, _cast_numpy
+from ._numpy import _as_array, _cast_numpy, _check_mask
 from ._stats import CastStats, _stats_arg
 from ._storage import _pack_flat, _unpack_into
 from ._types import (
@@ -61,6 +61,8 @@ def cast(
     packed: bool = False,
     threads: Optional[int] = None,
     stats_out: Optional[CastStats] = None,
+    errors: str = "raise",
+    mask_out: Optional[np.ndarray] = None,
 ) -> Any:
     """ONNX Cast of `x` to the element type `to`.
 
@@ -80,6 +82,11 @@ def cast(
     stats_out: a tensorcast.CastStats to fill in with the conversion's statistics (NaN /
     Inf inputs, inputs outside the target's range, flushed, amax, squared error and signal;
     one more pass; numeric pairs of numpy inputs; docs/semantics.md section 14).
+    errors: "raise" (a text that is not a number raises CastError) or "null" (SQL's
+    TRY_CAST: it becomes a null, its value slot 0). An Arrow result carries the nulls in its
+    validity (with x's nulls); a numpy result needs mask_out. Numbers are never errors.
+    mask_out: with errors="null" and a numpy result, a bool array of x's shape, set True
+    where the element is null (not a number, or null in x) and False elsewhere.
 
     Returns a numpy array of x's shape with the numpy / ml_dtypes dtype of `to` (STRING:
     StringDType); for pyarrow input, a pyarrow array with x's validity (null slots 0), or
@@ -95,6 +102,10 @@ def cast(
         rm = _round_mode(round_mode)
     nthreads = 0 if threads is None else _threads(threads)
     sat = True if saturate else False
+    if errors != "raise" or mask_out is not None:
+        return _cast_errors_null(
+            x, dst, sat, rm, out, packed, nthreads, stats_out, errors, mask_out
+        )
     if stats_out is not None:
         return _cast_with_stats(x, dst, sat, rm, out, packed, nthreads, stats_out)
     if type(x) is np.ndarray and not packed:
@@ -120,6 +131,37 @@ def cast(
     return _cast_any(x, dst, sat, rm, out, packed, nthreads)
 
 
+def _cast_errors_null(
+    x: Any,
+    dst: int,
+    sat: bool,
+    rm: int,
+    out: Any,
+    packed: bool,
+    threads: int,
+    stats_out: Any,
+    errors: Any,
+    mask_out: Any,
+) -> Any:
+    if errors not in ("raise", "null"):
+        raise ValueError(f"errors must be 'raise' or 'null', not {errors!r}")
+    if errors == "raise":
+        raise ValueError("mask_out: it is written by errors='null' only")
+    if stats_out is not None:
+        raise ValueError("stats_out: statistics are not computed with errors='null'")
+    arrow = x if _is_arrow(x) else (None if isinstance(x, np.ndarray) else _arrow_of(x))
+    if arrow is not None:
+        return _cast_arrow(arrow, dst, sat, rm, out, packed, threads, mask_out, True)
+    arr = x if isinstance(x, np.ndarray) else _as_array(x)
+    if mask_out is None:
+        raise ValueError(
+            "errors='null' with a numpy result needs mask_out= (a bool array of x's shape, "
+            "set True where the element is null)"
+        )
+    mask = _check_mask(mask_out, arr.shape)
+    return _cast_numpy(arr, dst, sat, rm, out, packed, threads, None, mask)
+
+
 def _cast_with_stats(
     x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int, stats_out: Any
 ) -> Any:
@@ -132,23 +174,32 @@ def _cast_with_stats(
     return _cast_numpy(arr, dst, sat, rm, out, packed, threads, stats)
 
 
-def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
-    # Arrow arrays give Arrow results. An object that is an array in both worlds (a pandas
-    # Series has __array__ and __arrow_c_stream__) is read as numpy, which its users expect.
-    if _is_arrow(x):
-        return _cast_arrow(x, dst, sat, rm, out, packed, threads)
+def _arrow_of(x: Any) -> Any:
+    """x as a pyarrow Array / ChunkedArray when it is an Arrow PyCapsule object that is not
+    also an array in numpy's sense, else None. An object that is an array in both worlds (a
+    pandas Series has __array__ and __arrow_c_stream__) is read as numpy, which its users
+    expect."""
     stream = hasattr(x, "__arrow_c_stream__") and not (
         hasattr(x, "__array__") or hasattr(x, "__dlpack__")
     )
-    if hasattr(x, "__arrow_c_array__") or stream:
-        try:
-            import pyarrow as pa
-        except ImportError:
-            raise TypeError(
-                "x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
-                "installed"
-            ) from None
-        arr = pa.array(x) if hasattr(x, "__arrow_c_array__") else pa.chunked_array(x)
+    if not (hasattr(x, "__arrow_c_array__") or stream):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise TypeError(
+            "x: Arrow PyCapsule objects (__arrow_c_array__, __arrow_c_stream__) need pyarrow "
+            "installed"
+        ) from None
+    return pa.array(x) if hasattr(x, "__arrow_c_array__") else pa.chunked_array(x)
+
+
+def _cast_any(x: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int) -> Any:
+    # Arrow arrays give Arrow results.
+    if _is_arrow(x):
+        return _cast_arrow(x, dst, sat, rm, out, packed, threads)
+    arr = _arrow_of(x)
+    if arr is not None:
         return _cast_arrow(arr, dst, sat, rm, out, packed, threads)
     return _cast_numpy(_as_array(x), dst, sat, rm, out, packed, threads)
 

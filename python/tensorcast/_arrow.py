@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _tensorcast as _ext
 from ._errors import _PARSE_ERROR, CastError, _raise
-from ._numpy import _cast_numpy, _check_out
+from ._numpy import _cast_numpy, _check_mask, _check_out
 from ._storage import _flat_source, _pack_flat, _unpack_into
 from ._strings import _arrow_string_buffers
 from ._types import (
@@ -72,8 +72,19 @@ def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
 
 
 def _cast_arrow(
-    arr: Any, dst: int, sat: bool, rm: int, out: Any, packed: bool, threads: int
+    arr: Any,
+    dst: int,
+    sat: bool,
+    rm: int,
+    out: Any,
+    packed: bool,
+    threads: int,
+    mask: Any = None,
+    nulls: bool = False,
 ) -> Any:
+    """An Arrow array cast to dst: an Arrow array with arr's validity, or numpy (packed, out=,
+    or a type Arrow lacks). nulls (errors="null"): texts that are not numbers become nulls;
+    a numpy result then needs `mask` (mask_out, set True where the result is null)."""
     import pyarrow as pa
 
     if packed and dst not in _BITS:
@@ -83,12 +94,18 @@ def _cast_arrow(
     if isinstance(arr, pa.ChunkedArray):
         if out is not None:
             raise ValueError("out= is not supported for a pyarrow ChunkedArray")
+        numpy_result = packed or _arrow_type(pa, dst) is None
+        if nulls:
+            mask = _null_mask(mask, len(arr), numpy_result)
         parts = []
         base = 0
         for chunk in arr.chunks:
+            part_mask = None if mask is None else mask[base : base + len(chunk)]
             try:
                 # packed=True packs all elements together, after the chunks are joined.
-                parts.append(_cast_arrow(chunk, dst, sat, rm, None, False, threads))
+                parts.append(
+                    _cast_arrow(chunk, dst, sat, rm, None, False, threads, part_mask, nulls)
+                )
             except CastError as e:  # indices count from the start of the ChunkedArray
                 message = str(e)
                 prefix = f"element {e.index}"
@@ -111,6 +128,13 @@ def _cast_arrow(
     # The Arrow type of the result; None: a numpy result (a target Arrow does not have, packed
     # bytes, or the caller's numpy out=).
     pa_type = None if packed or out is not None else _arrow_type(pa, dst)
+    if nulls:
+        mask = _null_mask(mask, n, pa_type is None)
+        if mask is not None:
+            if valid is None:
+                mask[...] = False
+            else:
+                np.logical_not(valid, out=mask)
 
     if src == _STRING and dst == _STRING:
         if pa_type is None:
@@ -126,6 +150,7 @@ def _cast_arrow(
         return arr
     if src == _STRING:
         offsets, width, data, validity = _arrow_string_buffers(pa, arr)
+        validity_out = np.empty((n + 7) // 8, np.uint8) if nulls else None
         # An Arrow result without nulls is written into a buffer of pyarrow's memory pool and
         # returned as is: the pool reuses its memory where a fresh numpy array of some MiB
         # would be mapped (and page-faulted) anew on every call.
@@ -137,7 +162,7 @@ def _cast_arrow(
                 else _check_out(out, (_storage_bytes(dst, n),), np.dtype(np.uint8))
             )
         elif (
-            pa_type is not None and valid is None and dst != _BOOL and n > 0
+            pa_type is not None and valid is None and dst != _BOOL and n > 0 and not nulls
         ):  # Arrow booleans are bits
             pool_buffer = pa.allocate_buffer(n * _DTYPE[dst].itemsize)
             res = np.frombuffer(pool_buffer, _DTYPE[dst], count=n)
@@ -149,7 +174,19 @@ def _cast_arrow(
         else:
             target = work
         err = _ext.cast_from_arrow_strings(
-            offsets, width, data, validity, arr.offset, n, target, dst, True, sat, rm, threads
+            offsets,
+            width,
+            data,
+            validity,
+            arr.offset,
+            n,
+            target,
+            dst,
+            True,
+            sat,
+            rm,
+            threads,
+            validity_out,
         )
         if err is not None:
             code, message, index = err
@@ -164,6 +201,10 @@ def _cast_arrow(
         if pool_buffer is not None:
             return pa.Array.from_buffers(pa_type, n, [None, pool_buffer], null_count=0)
         values = res
+        if validity_out is not None:
+            valid = np.unpackbits(validity_out, count=n, bitorder="little").view(np.bool_)
+            if mask is not None:
+                np.logical_not(valid, out=mask)
     else:
         if src == _BOOL:  # Arrow booleans are bits
             np_in = np.asarray(arr.fill_null(False).to_numpy(zero_copy_only=False), dtype=np.bool_)
@@ -197,6 +238,23 @@ def _cast_arrow(
     if valid is None:
         return pa.array(values, type=pa_type)
     return pa.array(values, type=pa_type, mask=~valid)
+
+
+def _null_mask(mask: Any, n: int, numpy_result: bool) -> Any:
+    """mask_out of errors="null" for an Arrow input of n elements: required (and checked) for
+    a numpy result, refused for an Arrow one (its validity holds the nulls)."""
+    if not numpy_result:
+        if mask is not None:
+            raise ValueError(
+                "mask_out: the result is an Arrow array, whose validity holds the nulls"
+            )
+        return None
+    if mask is None:
+        raise ValueError(
+            "errors='null' with a numpy result needs mask_out= (a bool array of x's shape, "
+            "set True where the element is null)"
+        )
+    return _check_mask(mask, (n,))
 
 
 def _numbers_to_arrow_strings(pa: Any, np_in: np.ndarray, src: int, arr: Any, threads: int) -> Any:

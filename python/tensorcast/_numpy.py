@@ -3,7 +3,7 @@ numpy can read, cast into a new numpy array or into the caller's `out`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -54,6 +54,20 @@ def _check_out(out: Any, shape: tuple, dtype: np.dtype, name: str = "out") -> np
     return out
 
 
+def _check_mask(mask: Any, shape: tuple) -> np.ndarray:
+    """mask_out of errors="null" as the bool array to write: TypeError for another type or
+    dtype, ValueError for another shape or read-only."""
+    if not isinstance(mask, np.ndarray):
+        raise TypeError(f"mask_out must be a numpy bool array, not {type(mask).__name__}")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"mask_out has dtype {mask.dtype}, it must be bool")
+    if mask.shape != shape:
+        raise ValueError(f"mask_out has shape {mask.shape}, x has shape {shape}")
+    if not mask.flags.writeable:
+        raise ValueError("mask_out is read-only")
+    return mask
+
+
 def _cast_numpy(
     x: np.ndarray,
     dst: int,
@@ -63,7 +77,10 @@ def _cast_numpy(
     packed: bool,
     threads: int,
     stats: Any = None,
+    mask: Optional[np.ndarray] = None,
 ) -> np.ndarray:
+    """x cast to dst into a new array or `out`. mask (errors="null", checked by _check_mask):
+    texts that are not numbers become nulls (value 0) and mask is set True there."""
     src = _CODE_OF_TYPE.get(x.dtype.type)
     if src is None or src in _COMPLEX:
         if x.dtype.kind in "US" or (x.dtype.kind == "T"):
@@ -87,6 +104,11 @@ def _cast_numpy(
     direct = None
     if out is not None:
         _check_out(out, res_shape, res_dtype)
+    if mask is not None and (
+        np.may_share_memory(mask, x) or (out is not None and np.may_share_memory(mask, out))
+    ):
+        raise ValueError("mask_out shares memory with x or out")
+    if out is not None:
         if out.flags.c_contiguous and dst != _STRING and not np.may_share_memory(out, x):
             direct = out
     result = (
@@ -104,7 +126,8 @@ def _cast_numpy(
         else:
             target = flat_out
         if src == _STRING:
-            _parse_texts(x, target, dst, sat, rm, threads)
+            _parse_texts(x, target, dst, sat, rm, threads, mask)
+            mask = None  # written
         else:
             flat = _flat_source(x, src, threads)
             if np.may_share_memory(flat, target):
@@ -115,6 +138,8 @@ def _cast_numpy(
         if dst in _BITS and not packed:
             _unpack_into(target, dst, flat_out, threads)
 
+    if mask is not None:
+        mask[...] = False  # numbers and texts kept as texts are never null
     if out is not None and direct is None:
         out[...] = result
         return out

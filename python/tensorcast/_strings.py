@@ -5,7 +5,7 @@ parser reads (for pyarrow arrays and for StringDType texts converted through pya
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -46,7 +46,13 @@ def _arrow_string_buffers(pa: Any, arr: Any) -> tuple:
 
 
 def _parse_texts(
-    x: np.ndarray, target: np.ndarray, dst: int, sat: bool, rm: int, threads: int
+    x: np.ndarray,
+    target: np.ndarray,
+    dst: int,
+    sat: bool,
+    rm: int,
+    threads: int,
+    mask: Optional[np.ndarray] = None,
 ) -> None:
     """Texts of a numpy array (str_, bytes_, StringDType, object of str/bytes) -> numbers.
 
@@ -54,15 +60,19 @@ def _parse_texts(
     defines them). A StringDType text is read whole, NUL characters included (numpy's
     conversions to fixed width and its string functions drop trailing NULs, so neither is
     used): through pyarrow's conversion when pyarrow is installed and the array is not tiny,
-    else as Python str."""
+    else as Python str. With `mask` (errors="null"), a text that is not a number, a
+    StringDType NA and a None element become nulls: value 0, mask True."""
     n = x.size
     kind = x.dtype.kind
     texts: Any = x.reshape(-1)
+    validity = None if mask is None else np.empty((n + 7) // 8, np.uint8)
     if kind in "SU":
         fixed = x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
         fixed = np.ascontiguousarray(fixed)
         width = fixed.dtype.itemsize // (4 if kind == "U" else 1)
-        err = _ext.cast_from_fixed_strings(fixed, kind, width, n, target, dst, sat, rm, threads)
+        err = _ext.cast_from_fixed_strings(
+            fixed, kind, width, n, target, dst, sat, rm, threads, validity
+        )
     else:
         arr = None
         # pyarrow's conversion costs about 1.7 us per call and saves about 70 ns per text.
@@ -79,17 +89,32 @@ def _parse_texts(
             ):
                 arr = None
         if arr is not None:
-            offsets, width, data, validity = _arrow_string_buffers(pa, arr)
+            offsets, width, data, in_validity = _arrow_string_buffers(pa, arr)
             err = _ext.cast_from_arrow_strings(
-                offsets, width, data, validity, arr.offset, n, target, dst, False, sat, rm, threads
+                offsets,
+                width,
+                data,
+                in_validity,
+                arr.offset,
+                n,
+                target,
+                dst,
+                False,
+                sat,
+                rm,
+                threads,
+                validity,
             )
         else:
             if kind == "T":
                 texts = texts.astype(object)
             texts = texts.tolist()  # bytes elements are parsed as UTF-8 text
-            err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads)
+            err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads, validity)
     if err is not None:
         _raise(err, texts)
+    if mask is not None:
+        bits = np.unpackbits(validity, count=n, bitorder="little")
+        np.equal(bits.reshape(mask.shape), 0, out=mask)
 
 
 def _texts(x: np.ndarray) -> list:
