@@ -255,12 +255,15 @@ def split(
     *,
     axis: int = 0,
     num_outputs: Optional[int] = None,
+    out: Optional[Sequence[np.ndarray]] = None,
     threads: Optional[int] = None,
 ) -> List[np.ndarray]:
     """ONNX Split (opset 18): x cut along `axis` into parts of the sizes `split` (ONNX sizes
     that sum to the axis length, not numpy's cut indices), or into `num_outputs` parts of
     ceil(d / num_outputs) elements, the last non-empty part taking the rest. Returns a list
-    of new C-contiguous arrays of x's dtype."""
+    of new C-contiguous arrays of x's dtype, or with `out` (a sequence of one numpy array per
+    part, of the part's shape and x's dtype in native byte order, writable, not overlapping x
+    or one another) writes the parts there and returns them as a list."""
     x = _as_array(x)
     nthreads = _threads(threads)
     if x.ndim == 0:
@@ -278,28 +281,86 @@ def split(
     if num_outputs is not None and num_outputs < 0:
         raise ValueError(f"split: num_outputs must be >= 1, not {num_outputs}")
     a = int(axis) + x.ndim if int(axis) < 0 else int(axis)
-    outputs = []
+    dtype = x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")
+    part_shapes = []
     for size in sizes:
         part_shape = list(shape)
         part_shape[a] = size
-        outputs.append(
-            np.empty(part_shape, x.dtype if x.dtype.isnative else x.dtype.newbyteorder("="))
-        )
+        part_shapes.append(tuple(part_shape))
+    if out is None:
+        outputs = [np.empty(s, dtype) for s in part_shapes]
+        targets = outputs
+    else:
+        outputs = _split_out(out, part_shapes, dtype, x)
+        # Parts the library cannot write in place (not C-contiguous) go through a new array.
+        targets = [o if o.flags.c_contiguous else np.empty(o.shape, dtype) for o in outputs]
     code = _CODE_OF_TYPE.get(x.dtype.type)
     if code is None or code == _STRING:
         # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
         bounds = np.cumsum(sizes)[:-1]
-        for o, part in zip(outputs, np.split(x, bounds, axis=a)):
+        for o, part in zip(targets, np.split(x, bounds, axis=a)):
             o[...] = part
-        return outputs
-    src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("=")))
-    # The library's Split takes every type (complex included); unpacked sub-byte elements
-    # are one byte each here, so they move as UINT8.
-    err = _ext.split(
-        src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, outputs, nthreads
-    )
-    if err is not None:
-        _raise(err)
+    else:
+        src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(dtype))
+        # The library's Split takes every type (complex included); unpacked sub-byte elements
+        # are one byte each here, so they move as UINT8.
+        err = _ext.split(
+            src, _UNPACKED_AS[code] if code in _BITS else code, shape, a, sizes, targets, nthreads
+        )
+        if err is not None:
+            _raise(err)
+    for o, t in zip(outputs, targets):
+        if o is not t:
+            o[...] = t
+    return outputs
+
+
+# numpy >= 1.25 has np.exceptions; older numpy has np.TooHardError.
+_TOO_HARD = getattr(getattr(np, "exceptions", np), "TooHardError", Exception)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether a and b share an element (exactly for the views users make: interleaved
+    column blocks of one array do not overlap); too hard to decide counts as overlapping."""
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return bool(np.shares_memory(a, b, max_work=100_000))
+    except _TOO_HARD:
+        return True
+
+
+def _split_out(
+    out: Any, part_shapes: List[tuple], dtype: np.dtype, x: np.ndarray
+) -> List[np.ndarray]:
+    """split's out= checked: one numpy array per part, of its shape and dtype, writable, not
+    overlapping x or one another. TypeError for a type or dtype, ValueError otherwise."""
+    if isinstance(out, np.ndarray) or not isinstance(out, (list, tuple)):
+        raise TypeError(
+            f"split: out must be a list or tuple of numpy arrays, not {type(out).__name__}"
+        )
+    if len(out) != len(part_shapes):
+        raise ValueError(
+            f"split: out has {len(out)} arrays, the split has {len(part_shapes)} parts"
+        )
+    outputs = []
+    for i, (o, part_shape) in enumerate(zip(out, part_shapes)):
+        if not isinstance(o, np.ndarray):
+            raise TypeError(f"split: out[{i}] must be a numpy array, not {type(o).__name__}")
+        if o.dtype != dtype:
+            raise TypeError(f"split: out[{i}] has dtype {o.dtype}, the parts have dtype {dtype}")
+        if o.shape != part_shape:
+            raise ValueError(
+                f"split: out[{i}] has shape {o.shape}, part {i} has shape {part_shape}"
+            )
+        if not o.flags.writeable:
+            raise ValueError(f"split: out[{i}] is read-only")
+        if o.size and _overlap(o, x):
+            raise ValueError(f"split: out[{i}] shares memory with x")
+        for j in range(i):
+            if o.size and outputs[j].size and _overlap(o, outputs[j]):
+                raise ValueError(f"split: out[{i}] shares memory with out[{j}]")
+        outputs.append(o)
     return outputs
 
 

@@ -1152,3 +1152,69 @@ def test_split_errors(args, kw):
 def test_split_rank0_is_an_error():
     with pytest.raises(ValueError):
         tc.split(np.array(1.0), [1])
+
+
+@pytest.mark.parametrize("dt", SPLIT_DTYPES, ids=lambda d: str(d))
+@pytest.mark.parametrize("axis", [0, 2, -2])
+def test_split_out_equals_the_allocating_split(dt, axis):
+    # out= writes the same parts as the allocating split (itself checked against numpy
+    # slicing above) and returns the caller's arrays; non-contiguous outs (column blocks of
+    # one array) are written too.
+    shape = (5, 6, 7)
+    vals = G.integers(-1, 2, shape).astype(np.float64) * G.integers(0, 4, shape)
+    if dt == "StringDType":
+        x = np.array(vals.astype(str).tolist(), np.dtypes.StringDType())
+    elif dt == np.str_:
+        x = vals.astype(str)
+    elif dt in (np.complex64, np.complex128):
+        x = (vals + 1j * vals[::-1]).astype(dt)
+    else:
+        x = vals.astype(dt)
+    d = shape[axis]
+    for sizes in ([d], [1, d - 1], [2, 0, d - 2]):
+        want = tc.split(x, sizes, axis=axis)
+        outs = [np.empty(w.shape, w.dtype) for w in want]
+        got = tc.split(x, sizes, axis=axis, out=outs)
+        assert all(g is o for g, o in zip(got, outs))
+        assert_parts(got, want)
+        # The parts as interleaved views of one array: outs[k] = big[..., k] for axis 0.
+        big = np.empty((*want[0].shape, len(want)), x.dtype) if axis == 0 else None
+        if big is not None and len({w.shape for w in want}) == 1:
+            views = [big[..., k] for k in range(len(want))]
+            got = tc.split(x, sizes, axis=axis, out=views)
+            assert all(g is v for g, v in zip(got, views))
+            assert_parts([np.ascontiguousarray(v) for v in views], want)
+
+
+def test_split_out_threads_and_tuple():
+    x = G.standard_normal((300, 4000)).astype(np.float32)
+    want = numpy_split(x, [1000, 3000], 1)
+    for threads in (1, 2, None):
+        outs = (np.empty((300, 1000), np.float32), np.empty((300, 3000), np.float32))
+        got = tc.split(x, [1000, 3000], axis=1, out=outs, threads=threads)
+        assert isinstance(got, list) and got[0] is outs[0] and got[1] is outs[1]
+        assert_parts(got, want)
+
+
+def test_split_out_errors():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    good = [np.empty((4, 2), np.float32) for _ in range(3)]
+    ro = np.empty((4, 2), np.float32)
+    ro.flags.writeable = False
+    cases = [
+        (TypeError, "list or tuple", np.empty((3, 4, 2), np.float32)),
+        (TypeError, "list or tuple", iter(good)),
+        (ValueError, "has 2 arrays", good[:2]),
+        (TypeError, "must be a numpy array", [good[0], [[0.0] * 2] * 4, good[2]]),
+        (TypeError, "dtype float64", [good[0], np.empty((4, 2)), good[2]]),
+        (TypeError, "dtype >f4", [good[0], np.empty((4, 2), ">f4"), good[2]]),
+        (ValueError, "shape \\(4, 3\\)", [good[0], np.empty((4, 3), np.float32), good[2]]),
+        (ValueError, "read-only", [good[0], ro, good[2]]),
+        (ValueError, "shares memory with x", [good[0], x[:, 2:4], good[2]]),
+        (ValueError, "shares memory with out\\[0\\]", [good[0], good[0], good[2]]),
+    ]
+    for exc, match, out in cases:
+        before = x.copy()
+        with pytest.raises(exc, match=match):
+            tc.split(x, axis=1, num_outputs=3, out=out)
+        assert np.array_equal(x, before)
