@@ -105,6 +105,17 @@ constexpr size_t kMaxPrefetchBytes = size_t{64} << 10;
 // across a 64-byte boundary can take up to 2x the time in cache
 // (bench/results/aligned_stores_zen3.md).
 
+// --- Python package: the outputs of allocating calls ------------------------------------
+// Results of at least kOutputCacheMinBytes are placed in mapped blocks (huge pages advised)
+// that return to a cache when their array is freed, so that the next call of a similar size
+// writes into pages already mapped instead of faulting in and zeroing fresh ones (about 2/3
+// of an allocating 16M-element FLOAT call: bench/results/python_alloc_zen4.md). A block is
+// reused for a result of at least half its size. The cache holds at most
+// kOutputCacheBytes (tensorcast.set_output_cache changes it; 0 disables it): memory the
+// process has just freed, kept mapped rather than returned to the system.
+constexpr size_t kOutputCacheMinBytes = size_t{4} << 20;
+constexpr size_t kOutputCacheBytes = size_t{256} << 20;
+
 // --- Split -------------------------------------------------------------------------------
 // Splits whose source has at least this many bytes use non-temporal stores.
 constexpr size_t kSplitStreamBytes = size_t{16} << 20;

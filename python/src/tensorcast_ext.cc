@@ -11,7 +11,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "lib/check.h"
+#include "lib/tuning.h"
 #include "lib/type_facts.h"
 #include "tensorcast/tensorcast.h"
 #include "tensorcast/version.h"
@@ -173,6 +177,104 @@ void SetNumThreads(size_t n) {
   Pools& p = GetPools();
   std::lock_guard<std::mutex> lock(p.mu);
   p.configured = n;
+}
+
+// ---- Output blocks ---------------------------------------------------------------------
+// The memory of large results (lib/tuning.h, kOutputCacheMinBytes): anonymous mappings with
+// huge pages advised, returned to a bounded cache when the array that holds one is freed.
+// Blocks are whole 2 MiB multiples. Thread-safe (arrays may die on any thread).
+class BlockCache {
+ public:
+  static BlockCache& Get() {
+    static BlockCache* cache = new BlockCache();  // never destroyed: arrays may outlive teardown
+    return *cache;
+  }
+  // A block of at least `bytes`: a cached one of at most twice that size, else a new mapping
+  // (null when the system refuses). *size receives the block's size.
+  void* Take(size_t bytes, size_t* size) {
+    const size_t want = RoundUp(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < free_.size(); ++i) {
+        if (free_[i].second >= want && free_[i].second / 2 <= want) {
+          const auto block = free_[i];
+          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+          held_ -= block.second;
+          *size = block.second;
+          return block.first;
+        }
+      }
+    }
+    void* p = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    madvise(p, want, MADV_HUGEPAGE);
+    *size = want;
+    return p;
+  }
+  // Back into the cache (newest first), the oldest blocks unmapped past the limit.
+  void Give(void* p, size_t size) {
+    std::vector<std::pair<void*, size_t>> drop;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      free_.insert(free_.begin(), {p, size});
+      held_ += size;
+      TrimLocked(&drop);
+    }
+    for (const auto& b : drop) munmap(b.first, b.second);
+  }
+  // A new limit; blocks past it are unmapped now.
+  void SetLimit(size_t limit) {
+    std::vector<std::pair<void*, size_t>> drop;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      limit_ = limit;
+      TrimLocked(&drop);
+    }
+    for (const auto& b : drop) munmap(b.first, b.second);
+  }
+  // (bytes held, limit)
+  std::pair<size_t, size_t> Stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {held_, limit_};
+  }
+
+ private:
+  void TrimLocked(std::vector<std::pair<void*, size_t>>* drop) {
+    while (held_ > limit_ && !free_.empty()) {
+      drop->push_back(free_.back());
+      held_ -= free_.back().second;
+      free_.pop_back();
+    }
+  }
+  static size_t RoundUp(size_t bytes) {
+    constexpr size_t kHuge = size_t{2} << 20;
+    return (bytes + kHuge - 1) / kHuge * kHuge;
+  }
+  std::mutex mu_;
+  std::vector<std::pair<void*, size_t>> free_;
+  size_t held_ = 0;
+  size_t limit_ = tensorcast::tuning::kOutputCacheBytes;
+};
+
+// A 1-D uint8 numpy array of `bytes` bytes in a cached block (the package views it as the
+// result's dtype and shape), or None when `bytes` is below kOutputCacheMinBytes, the cache
+// is disabled or no memory can be mapped: the caller then uses np.empty.
+nb::object OutputBlock(size_t bytes) {
+  if (bytes < tensorcast::tuning::kOutputCacheMinBytes || bytes > (size_t{1} << 48) ||
+      BlockCache::Get().Stats().second == 0) {
+    return nb::none();
+  }
+  size_t size = 0;
+  void* p = BlockCache::Get().Take(bytes, &size);
+  if (p == nullptr) return nb::none();
+  auto* owned = new std::pair<void*, size_t>(p, size);
+  nb::capsule owner(owned, [](void* q) noexcept {
+    auto* b = static_cast<std::pair<void*, size_t>*>(q);
+    BlockCache::Get().Give(b->first, b->second);
+    delete b;
+  });
+  const size_t shape[1] = {bytes};
+  return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(p, 1, shape, owner).cast();
 }
 
 tensorcast::CastOptions Options(bool saturate, int round_mode,
@@ -1232,6 +1334,17 @@ NB_MODULE(_tensorcast, m) {
       },
       nb::arg("src"), nb::arg("dst"), nb::arg("count"), nb::arg("threads"),
       "Unpacks `count` 6-bit codes of ONNX's layout, one per byte; None, or (code, message, 0).");
+  m.attr("OUTPUT_CACHE_MIN_BYTES") = tensorcast::tuning::kOutputCacheMinBytes;
+  m.attr("OUTPUT_CACHE_BYTES") = tensorcast::tuning::kOutputCacheBytes;
+  m.def("output_block", &OutputBlock, nb::arg("nbytes"),
+        "A writable 1-D uint8 array of nbytes in a cached mapped block, or None (small, "
+        "disabled, or no memory).");
+  m.def(
+      "set_output_cache", [](size_t max_bytes) { BlockCache::Get().SetLimit(max_bytes); },
+      nb::arg("max_bytes"), "Sets the output cache's limit in bytes (0: no cache).");
+  m.def(
+      "output_cache_bytes", []() { return BlockCache::Get().Stats().first; },
+      "The bytes the output cache holds now.");
   m.def("cast_from_strings", &CastFromStrings, nb::arg("texts"), nb::arg("dst"),
         nb::arg("dst_type"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
         nb::arg("validity_out") = nb::none(),

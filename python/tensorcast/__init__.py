@@ -27,6 +27,7 @@ from ._api import (
     get_num_threads,
     pack,
     set_num_threads,
+    set_output_cache,
     split,
     unpack,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "quantize_mx",
     "quantize_nvfp4",
     "set_num_threads",
+    "set_output_cache",
     "split",
     "unpack",
 ]

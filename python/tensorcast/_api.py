@@ -10,7 +10,7 @@ import numpy as np
 from . import _tensorcast as _ext
 from ._arrow import _arrow_code, _cast_arrow, _is_arrow
 from ._errors import _raise
-from ._numpy import _as_array, _cast_numpy, _check_mask
+from ._numpy import _as_array, _cast_numpy, _check_mask, _new_array
 from ._stats import CastStats, _stats_arg
 from ._storage import _pack_flat, _unpack_into
 from ._types import (
@@ -113,7 +113,7 @@ def cast(
         src = _PLAIN_SOURCE.get(x.dtype)
         if src is not None and dst in _PLAIN_TARGET:
             if out is None:
-                res = np.empty(x.shape, _DTYPE[dst])
+                res = _new_array(x.shape, _DTYPE[dst])
                 err = _ext.cast(x, src, res, dst, x.size, sat, rm, nthreads)
                 if err is None:
                     return res
@@ -288,7 +288,7 @@ def split(
         part_shape[a] = size
         part_shapes.append(tuple(part_shape))
     if out is None:
-        outputs = [np.empty(s, dtype) for s in part_shapes]
+        outputs = [_new_array(s, dtype) for s in part_shapes]
         targets = outputs
     else:
         outputs = _split_out(out, part_shapes, dtype, x)
@@ -416,8 +416,28 @@ def get_num_threads() -> int:
     return int(_ext.get_num_threads())
 
 
+def set_output_cache(max_bytes: int) -> None:
+    """Sets how many bytes of freed results the package keeps mapped for its next results
+    (default 256 MiB; 0: none, each large result is fresh memory). Results of 4 MiB and more
+    are placed in cached blocks: a call whose result fits a block freed before writes into
+    pages already mapped instead of faulting in and zeroing new ones (docs/python.md,
+    "Allocating calls"). Lowering the limit unmaps the blocks past it at once."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise ValueError(f"set_output_cache: max_bytes must be an integer >= 0, not {max_bytes!r}")
+    _ext.set_output_cache(max_bytes)
+
+
 # Public names of the package `tensorcast`, which re-exports them: pickle sends them by that
 # reference (docs/distributed.md), and help() names it.
-for _public in (cast, cast_like, split, pack, unpack, set_num_threads, get_num_threads):
+for _public in (
+    cast,
+    cast_like,
+    split,
+    pack,
+    unpack,
+    set_num_threads,
+    get_num_threads,
+    set_output_cache,
+):
     _public.__module__ = "tensorcast"
 del _public

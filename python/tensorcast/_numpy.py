@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _tensorcast as _ext
 from ._errors import _raise
-from ._storage import _flat_source, _unpack_into
+from ._storage import _flat_source, _new_array, _unpack_into
 from ._strings import _parse_texts, _strings_of
 from ._types import (
     _BITS,
@@ -114,7 +114,7 @@ def _cast_numpy(
     result = (
         direct
         if direct is not None
-        else (None if dst == _STRING else np.empty(res_shape, res_dtype))
+        else (None if dst == _STRING else _new_array(res_shape, res_dtype))
     )
 
     if dst == _STRING:
@@ -122,7 +122,7 @@ def _cast_numpy(
     else:
         flat_out = result.reshape(-1)
         if dst in _BITS and not packed:
-            target = np.empty(_storage_bytes(dst, n), np.uint8)
+            target = _new_array((_storage_bytes(dst, n),), np.dtype(np.uint8))
         else:
             target = flat_out
         if src == _STRING:

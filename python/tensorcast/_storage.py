@@ -4,6 +4,8 @@ element per byte."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import _tensorcast as _ext
@@ -23,10 +25,28 @@ def _flat_source(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
     return x
 
 
+_CACHE_MIN_BYTES = int(_ext.OUTPUT_CACHE_MIN_BYTES)
+
+
+def _new_array(shape: Any, dtype: np.dtype) -> np.ndarray:
+    """np.empty(shape, dtype), in a block of the package's output cache when it is large
+    (docs/python.md, "Allocating calls"): its pages are then mapped already when a freed
+    result of a similar size is reused."""
+    size = 1
+    for d in shape:
+        size *= d
+    nbytes = size * dtype.itemsize
+    if nbytes >= _CACHE_MIN_BYTES:
+        block = _ext.output_block(nbytes)
+        if block is not None:
+            return block.view(dtype).reshape(shape)
+    return np.empty(shape, dtype)
+
+
 def _pack_flat(x: np.ndarray, code: int, threads: int = 0) -> np.ndarray:
     """1-D unpacked ml_dtypes bytes -> ONNX packed bytes."""
     n = x.shape[0]
-    packed = np.empty(_storage_bytes(code, n), np.uint8)
+    packed = _new_array((_storage_bytes(code, n),), np.dtype(np.uint8))
     if code in _PACKED_AS:
         err = _ext.cast(x, _UNPACKED_AS[code], packed, _PACKED_AS[code], n, True, 0, threads)
     else:  # 6 bits
