@@ -434,8 +434,9 @@ nb::object Codes6(bool pack, nb::handle src_obj, nb::handle dst_obj, size_t coun
 }
 
 // Texts of a Python list (str, or bytes holding UTF-8) -> Arrow layout (int64 offsets).
-// Returns an error naming the element that is neither, except None with `present` (then
-// an Arrow validity bitmap, bit clear for each None).
+// Returns an error naming the element that is neither, or that is not valid Unicode;
+// with `present` (errors="null": an Arrow validity bitmap), such an element and None are
+// nulls (bit clear) instead.
 Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data,
                    std::vector<uint8_t>* present) {
   PyObject* obj = list.ptr();
@@ -448,12 +449,21 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
     PyObject* item = PyList_GET_ITEM(obj, i);
     const char* text = nullptr;
     Py_ssize_t size = 0;
-    if (item == Py_None && present != nullptr) {
+    const auto null = [&] {
       (*present)[static_cast<size_t>(i) / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
+    };
+    if (item == Py_None && present != nullptr) {
+      null();
     } else if (PyUnicode_Check(item)) {
       text = PyUnicode_AsUTF8AndSize(item, &size);
       if (text == nullptr) {
         PyErr_Clear();
+        size = 0;
+        if (present != nullptr) {
+          null();
+          (*offsets)[static_cast<size_t>(i) + 1] = static_cast<int64_t>(data->size());
+          continue;
+        }
         return Status(StatusCode::kParseError,
                       "element " + std::to_string(i) + " is not valid Unicode (a lone surrogate)",
                       static_cast<size_t>(i));
@@ -541,9 +551,11 @@ nb::object CastFromStrings(nb::handle texts, nb::handle dst_obj, int32_t dst_typ
 // element, trailing NUL bytes are padding; kind 'U': `width` UCS-4 code units per element
 // (numpy's str_), trailing zeros are padding, converted to UTF-8. A code unit that is not a
 // Unicode scalar value is an error naming the element. Trailing NULs are padding, as numpy
-// reads them.
+// reads them. With `present` (errors="null": an Arrow validity bitmap), such an element is
+// a null (bit clear) instead.
 Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
-                   std::vector<int64_t>* offsets, std::vector<char>* data) {
+                   std::vector<int64_t>* offsets, std::vector<char>* data,
+                   std::vector<uint8_t>* present) {
   const size_t unit = kind == 'U' ? 4 : 1;
   if (count != 0 && width != 0 &&
       (width > buf.nbytes() / unit || count > buf.nbytes() / (width * unit))) {
@@ -552,6 +564,7 @@ Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
   offsets->resize(count + 1);
   (*offsets)[0] = 0;
   data->reserve(count * std::min<size_t>(width, 24));
+  if (present != nullptr) present->assign((count + 7) / 8, 0xFF);
   const auto* base = static_cast<const unsigned char*>(buf.data());
   for (size_t i = 0; i < count; ++i) {
     const unsigned char* e = base + i * width * unit;
@@ -583,6 +596,9 @@ Status GatherFixed(const Buffer& buf, char kind, size_t width, size_t count,
           data->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
           data->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
           data->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+        } else if (present != nullptr) {
+          (*present)[i / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
+          break;  // the element's bytes so far stay: a null's text is never read
         } else {
           return Status(StatusCode::kParseError,
                         "element " + std::to_string(i) + " holds code unit " + std::to_string(c) +
@@ -615,14 +631,16 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
     nb::gil_scoped_release release;
     std::vector<int64_t> offsets;
     std::vector<char> data;
+    std::vector<uint8_t> present;
     try {
-      s = GatherFixed(texts, kind[0], width, count, &offsets, &data);
+      s = GatherFixed(texts, kind[0], width, count, &offsets, &data,
+                      validity == nullptr ? nullptr : &present);
     } catch (const std::bad_alloc&) {
       s = Status(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
     }
     if (s.ok()) {
-      s = CastGathered(offsets, data, nullptr, dst, dst_type, count, validity,
-                       Options(saturate, round_mode, pool));
+      s = CastGathered(offsets, data, present.empty() ? nullptr : present.data(), dst, dst_type,
+                       count, validity, Options(saturate, round_mode, pool));
     }
   }
   return Result(s);

@@ -96,7 +96,7 @@ def _cast_arrow(
             raise ValueError("out= is not supported for a pyarrow ChunkedArray")
         numpy_result = packed or _arrow_type(pa, dst) is None
         if nulls:
-            mask = _null_mask(mask, len(arr), numpy_result)
+            mask = _null_mask(mask, len(arr), numpy_result, out)
         parts = []
         base = 0
         for chunk in arr.chunks:
@@ -128,17 +128,12 @@ def _cast_arrow(
     # The Arrow type of the result; None: a numpy result (a target Arrow does not have, packed
     # bytes, or the caller's numpy out=).
     pa_type = None if packed or out is not None else _arrow_type(pa, dst)
-    if nulls:
-        mask = _null_mask(mask, n, pa_type is None)
-        if mask is not None:
-            if valid is None:
-                mask[...] = False
-            else:
-                np.logical_not(valid, out=mask)
+    if nulls:  # checked now, written once the result is (no argument error after it)
+        mask = _null_mask(mask, n, pa_type is None, out)
 
     if src == _STRING and dst == _STRING:
         if pa_type is None:
-            return _cast_numpy(
+            res = _cast_numpy(
                 np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object),
                 dst,
                 sat,
@@ -147,6 +142,7 @@ def _cast_arrow(
                 packed,
                 threads,
             )
+            return _fill_mask(mask, valid, res)
         return arr
     if src == _STRING:
         offsets, width, data, validity = _arrow_string_buffers(pa, arr)
@@ -203,8 +199,6 @@ def _cast_arrow(
         values = res
         if validity_out is not None:
             valid = np.unpackbits(validity_out, count=n, bitorder="little").view(np.bool_)
-            if mask is not None:
-                np.logical_not(valid, out=mask)
     else:
         if src == _BOOL:  # Arrow booleans are bits
             np_in = np.asarray(arr.fill_null(False).to_numpy(zero_copy_only=False), dtype=np.bool_)
@@ -218,7 +212,8 @@ def _cast_arrow(
             )
         if dst == _STRING:
             if pa_type is None:
-                return _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
+                res = _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
+                return _fill_mask(mask, valid, res)
             return _numbers_to_arrow_strings(pa, np_in, src, arr, threads)
         if valid is None:
             values = _cast_numpy(np_in, dst, sat, rm, out, packed, threads)
@@ -231,16 +226,27 @@ def _cast_arrow(
                 packed_values = _pack_flat(values.reshape(-1), dst, threads)
                 if out is not None:
                     _check_out(out, packed_values.shape, packed_values.dtype)[...] = packed_values
-                    return out
-                return packed_values
+                    return _fill_mask(mask, valid, out)
+                return _fill_mask(mask, valid, packed_values)
     if pa_type is None:
-        return values
+        return _fill_mask(mask, valid, values)
     if valid is None:
         return pa.array(values, type=pa_type)
     return pa.array(values, type=pa_type, mask=~valid)
 
 
-def _null_mask(mask: Any, n: int, numpy_result: bool) -> Any:
+def _fill_mask(mask: Any, valid: Any, result: Any) -> Any:
+    """Writes mask_out (when given) from the result's validity (None: no null); returns
+    result."""
+    if mask is not None:
+        if valid is None:
+            mask[...] = False
+        else:
+            np.logical_not(valid, out=mask)
+    return result
+
+
+def _null_mask(mask: Any, n: int, numpy_result: bool, out: Any) -> Any:
     """mask_out of errors="null" for an Arrow input of n elements: required (and checked) for
     a numpy result, refused for an Arrow one (its validity holds the nulls)."""
     if not numpy_result:
@@ -254,7 +260,10 @@ def _null_mask(mask: Any, n: int, numpy_result: bool) -> Any:
             "errors='null' with a numpy result needs mask_out= (a bool array of x's shape, "
             "set True where the element is null)"
         )
-    return _check_mask(mask, (n,))
+    mask = _check_mask(mask, (n,))
+    if isinstance(out, np.ndarray) and np.may_share_memory(mask, out):
+        raise ValueError("mask_out shares memory with x or out")
+    return mask
 
 
 def _numbers_to_arrow_strings(pa: Any, np_in: np.ndarray, src: int, arr: Any, threads: int) -> Any:

@@ -109,6 +109,10 @@ def _parse_texts(
             if kind == "T":
                 texts = texts.astype(object)
             texts = texts.tolist()  # bytes elements are parsed as UTF-8 text
+            if kind == "T" and mask is not None:
+                # A StringDType element is a str or the dtype's NA object (None, nan, ...):
+                # with errors="null" every NA is a null, which the library reads None as.
+                texts = [t if isinstance(t, str) else None for t in texts]
             err = _ext.cast_from_strings(texts, target, dst, sat, rm, threads, validity)
     if err is not None:
         _raise(err, texts)

@@ -22,7 +22,9 @@ def use_cast() -> None:
     f = tc.cast(x, np.dtype(np.int8))
     g = tc.cast_like(x, np.zeros(1, np.float16))
     h = tc.cast_like(x, "bfloat16", saturate=True, round_mode="up", threads=None)
-    print(a, b, c, d, e, f, g, h)
+    mask = np.empty(3, dtype=bool)
+    y = tc.cast(np.array(["1", "x", "2"]), "float32", errors="null", mask_out=mask)
+    print(a, b, c, d, e, f, g, h, y)
 
 
 def use_split() -> List[Array]:
