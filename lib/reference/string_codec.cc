@@ -272,7 +272,13 @@ int ShortestDigits(DataType type, uint64_t abs_code, double abs_value, char* dig
 
 bool ParseDecimal(std::string_view text, Decimal* out) {
   Decimal& d = *out;
-  d = Decimal();
+  // Every field but the digits, which are read only below `len` (clearing all 800 of them
+  // would cost more than parsing most texts).
+  d.kind = Decimal::kFinite;
+  d.neg = false;
+  d.sticky = false;
+  d.len = 0;
+  d.exp10 = 0;
   size_t b = 0, e = text.size();
   while (b < e && IsSpace(text[b])) ++b;
   while (e > b && IsSpace(text[e - 1])) --e;

@@ -36,10 +36,37 @@ Status NullError(size_t i, DataType type) {
                 i);
 }
 
+namespace {
+
+// The bytes a number's text may hold in the reference's syntax (docs/semantics.md,
+// "Strings"): digits, signs, the point, spaces, and the letters of e / E, inf, infinity,
+// nan, true and false in either case.
+struct NumberBytes {
+  bool ok[256] = {};
+  constexpr NumberBytes() {
+    for (const char c : "0123456789+-. \t\n\v\f\reEinfityaINFITYAtrueflsTRUEFLS") {
+      ok[static_cast<unsigned char>(c)] = c != '\0';
+    }
+  }
+};
+constexpr NumberBytes kNumberBytes;
+
+// False when t holds a byte no number's text holds: it is not a number, and neither the
+// scan nor the reference need to look at it (a column of bad texts, errors="null").
+bool MayBeNumber(std::string_view t) {
+  for (const char c : t) {
+    if (!kNumberBytes.ok[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 __attribute__((noinline)) bool ParseExact(std::string_view t, DataType type,
                                           const CastOptions& options, bool scan,
                                           std::unique_ptr<reference::Decimal>* scratch,
                                           uint64_t* code) {
+  if (!MayBeNumber(t)) return false;
   Scanned s;
   if (scan && Scan(t, &s) && FastCode(s, type, code)) return true;
   if (!*scratch) *scratch = std::make_unique<reference::Decimal>();
