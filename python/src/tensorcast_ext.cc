@@ -764,6 +764,28 @@ nb::object CastFromArrowStrings(nb::handle offsets_obj, int offset_width, nb::ha
   return Result(s);
 }
 
+// Sets to 0 each of the `count` elements of `itemsize` bytes in `values` whose bit in the
+// Arrow validity bitmap (bits offset .. offset + count) is clear: the null slots of an Arrow
+// result, as the package's rule has them. Returns None, or (code, message, 0).
+nb::object ZeroNulls(nb::handle values_obj, size_t itemsize, nb::handle validity_obj,
+                     int64_t offset, size_t count) {
+  Buffer values, validity;
+  if (!values.Acquire(values_obj, true)) return Refused("values", true);
+  if (!validity.Acquire(validity_obj, false)) return Refused("validity", false);
+  if (offset < 0 || itemsize == 0 || itemsize > 8 || count > values.nbytes() / itemsize ||
+      static_cast<size_t>(offset) > validity.nbytes() * 8 ||
+      count > validity.nbytes() * 8 - static_cast<size_t>(offset)) {
+    return Error(StatusCode::kInvalidArgument, "zero_nulls: buffers shorter than count");
+  }
+  auto* v = static_cast<unsigned char*>(values.data());
+  const auto* bits = static_cast<const uint8_t*>(validity.data());
+  for (size_t i = 0; i < count; ++i) {
+    const size_t b = static_cast<size_t>(offset) + i;
+    if (((bits[b >> 3] >> (b & 7)) & 1) == 0) std::memset(v + i * itemsize, 0, itemsize);
+  }
+  return nb::none();
+}
+
 // Numbers -> Arrow layout into the caller's buffers. Returns the bytes of text written.
 nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count,
                               nb::handle offsets_obj, int offset_width, nb::handle data_obj,
@@ -1375,6 +1397,9 @@ NB_MODULE(_tensorcast, m) {
         nb::arg("validity_out") = nb::none(),
         "Parses Arrow utf8 / large_utf8 buffers into a numeric buffer (with validity_out as "
         "cast_from_strings); None, or (code, message, written).");
+  m.def("zero_nulls", &ZeroNulls, nb::arg("values"), nb::arg("itemsize"), nb::arg("validity"),
+        nb::arg("offset"), nb::arg("count"),
+        "Zeroes the elements whose Arrow validity bit is clear; None, or (code, message, 0).");
   m.def("cast_to_arrow_strings", &CastToArrowStrings, nb::arg("src"), nb::arg("src_type"),
         nb::arg("count"), nb::arg("offsets"), nb::arg("offset_width"), nb::arg("data"),
         nb::arg("threads"),

@@ -64,6 +64,52 @@ def _arrow_code(pa: Any, t: Any) -> int:
     return code
 
 
+# The numeric Arrow types other than bool (bits), by pyarrow DataType, and back: filled on
+# first use (pyarrow is optional).
+_NUMERIC_CODE_OF_TYPE: dict = {}
+_NUMERIC_TYPE_OF_CODE: dict = {}
+
+
+def _cast_numeric_arrow(
+    pa: Any, arr: Any, dst: int, sat: bool, rm: int, threads: int
+) -> Optional[Any]:
+    """The short path of an Arrow numeric Array into an Arrow numeric type (not bool): the
+    result is written into a buffer of pyarrow's pool and wrapped with arr's validity (null
+    slots 0), as the general path does it. None when the pair or array is not such."""
+    if not _NUMERIC_CODE_OF_TYPE:
+        for code, alias in _ARROW_ALIAS.items():
+            if code not in (_BOOL, _STRING):
+                t = pa.type_for_alias(alias)
+                _NUMERIC_CODE_OF_TYPE[t] = code
+                _NUMERIC_TYPE_OF_CODE[code] = t
+    src = _NUMERIC_CODE_OF_TYPE.get(arr.type)
+    pa_type = _NUMERIC_TYPE_OF_CODE.get(dst)
+    n = len(arr)
+    if src is None or pa_type is None or n == 0:
+        return None
+    bufs = arr.buffers()
+    dt, out_dt = _DTYPE[src], _DTYPE[dst]
+    x = np.frombuffer(bufs[1], dt, count=n, offset=arr.offset * dt.itemsize)
+    buf = pa.allocate_buffer(n * out_dt.itemsize)
+    res = np.frombuffer(buf, out_dt, count=n)
+    err = _ext.cast(x, src, res, dst, n, sat, rm, threads)
+    if err is not None:
+        _raise(err)
+    nulls = arr.null_count
+    validity = None
+    if nulls:
+        off = arr.offset
+        err = _ext.zero_nulls(res, out_dt.itemsize, bufs[0], off, n)
+        if err is not None:
+            _raise(err)
+        if off == 0:
+            validity = bufs[0]
+        else:
+            bits = np.unpackbits(np.frombuffer(bufs[0], np.uint8), count=off + n, bitorder="little")
+            validity = pa.py_buffer(np.packbits(bits[off:], bitorder="little"))
+    return pa.Array.from_buffers(pa_type, n, [validity, buf], null_count=nulls)
+
+
 def _arrow_valid_mask(arr: Any) -> Optional[np.ndarray]:
     """A bool array of the elements present, or None when none is null."""
     if arr.null_count == 0:
@@ -87,6 +133,10 @@ def _cast_arrow(
     a numpy result then needs `mask` (mask_out, set True where the result is null)."""
     import pyarrow as pa
 
+    if out is None and not packed and mask is None and isinstance(arr, pa.Array):
+        fast = _cast_numeric_arrow(pa, arr, dst, sat, rm, threads)
+        if fast is not None:
+            return fast
     if packed and dst not in _BITS:
         raise ValueError(
             f"packed=True needs a packed target type ({_PACKED_NAMES}), not {_ext.type_name(dst)}"
