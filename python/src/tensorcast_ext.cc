@@ -907,6 +907,25 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
     if (!s.ok()) return Result(s);
     pointers[i] = buffers[i].data();
   }
+  // No output may share a byte with the source or another output (the caller's out=).
+  const auto overlap = [](const void* p, size_t n, const void* q, size_t m) {
+    const auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(q);
+    return n != 0 && m != 0 && a < b + m && b < a + n;
+  };
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const size_t n = Bytes(buffers[i]);
+    if (overlap(pointers[i], n, src.data(), Bytes(src))) {
+      return Error(StatusCode::kInvalidArgument,
+                   "split: out[" + std::to_string(i) + "] shares memory with x");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (overlap(pointers[i], n, pointers[j], Bytes(buffers[j]))) {
+        return Error(StatusCode::kInvalidArgument, "split: out[" + std::to_string(i) +
+                                                       "] shares memory with out[" +
+                                                       std::to_string(j) + "]");
+      }
+    }
+  }
   auto pool = PoolFor(threads);
   {
     nb::gil_scoped_release release;
@@ -914,6 +933,30 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
                           pointers.data(), pool ? pool->runner() : nullptr);
   }
   return Result(s);
+}
+
+// Split into new arrays: the sizes of SplitSizes, one numpy.empty(part shape, dtype) per
+// part, then Split. For parts below the output cache's threshold (the package calls it
+// then), in one call: a list of the parts, or (code, message, 0).
+nb::object SplitNew(nb::handle src_obj, int32_t type, const std::vector<int64_t>& shape,
+                    int64_t axis, nb::handle split, int64_t num_outputs, nb::handle dtype,
+                    size_t threads) {
+  nb::object sizes_obj = SplitSizes(shape, axis, split, num_outputs);
+  if (nb::isinstance<nb::tuple>(sizes_obj)) return sizes_obj;
+  const auto sizes = nb::cast<std::vector<int64_t>>(sizes_obj);
+  const auto rank = static_cast<int64_t>(shape.size());
+  if (rank == 0 || axis < -rank || axis >= rank) return SplitSizes(shape, axis, split, num_outputs);
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  static nb::object* empty = new nb::object(nb::module_::import_("numpy").attr("empty"));
+  nb::list parts;
+  for (const int64_t size : sizes) {
+    nb::list part_shape;
+    for (size_t d = 0; d < shape.size(); ++d) part_shape.append(d == a ? size : shape[d]);
+    parts.append((*empty)(nb::tuple(part_shape), dtype));
+  }
+  nb::object err = Split(src_obj, type, shape, axis, sizes, parts, threads);
+  if (!err.is_none()) return err;
+  return std::move(parts);
 }
 
 const char* KindName(tensorcast::TypeKind kind) {
@@ -1418,6 +1461,10 @@ NB_MODULE(_tensorcast, m) {
   m.def("split_sizes", &SplitSizes, nb::arg("shape"), nb::arg("axis"), nb::arg("split").none(),
         nb::arg("num_outputs"),
         "ONNX Split-18 sizes (num_outputs < 0: absent); a list, or (code, message, 0).");
+  m.def("split_new", &SplitNew, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
+        nb::arg("split").none(), nb::arg("num_outputs"), nb::arg("dtype"), nb::arg("threads"),
+        "Split-18 sizes, new parts from numpy.empty and the split in one call; a list of the "
+        "parts, or (code, message, 0).");
   m.def("split", &Split, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
         nb::arg("sizes"), nb::arg("outputs"), nb::arg("threads"),
         "Splits a C-contiguous tensor into preallocated outputs; None, or (code, message, 0).");

@@ -12,7 +12,7 @@ from ._arrow import _arrow_code, _cast_arrow, _is_arrow
 from ._errors import _raise
 from ._numpy import _as_array, _cast_numpy, _check_mask, _new_array
 from ._stats import CastStats, _stats_arg
-from ._storage import _pack_flat, _unpack_into
+from ._storage import _CACHE_MIN_BYTES, _pack_flat, _unpack_into
 from ._types import (
     _BITS,
     _CODE_OF_TYPE,
@@ -264,8 +264,9 @@ def split(
     of new C-contiguous arrays of x's dtype, or with `out` (a sequence of one numpy array per
     part, of the part's shape and x's dtype in native byte order, writable, not overlapping x
     or one another) writes the parts there and returns them as a list."""
-    x = _as_array(x)
-    nthreads = _threads(threads)
+    if type(x) is not np.ndarray:
+        x = _as_array(x)
+    nthreads = 0 if threads is None else _threads(threads)
     if x.ndim == 0:
         raise ValueError("split: x has rank 0")
     if split is not None:
@@ -274,7 +275,24 @@ def split(
         isinstance(num_outputs, bool) or not isinstance(num_outputs, int)
     ):
         raise TypeError(f"num_outputs must be an integer, not {num_outputs!r}")
-    shape = [int(d) for d in x.shape]
+    shape = list(x.shape)
+    if out is None and x.nbytes < _CACHE_MIN_BYTES and x.dtype.isnative and x.flags.c_contiguous:
+        code = _CODE_OF_TYPE.get(x.dtype.type)
+        if code is not None and code != _STRING and (num_outputs is None or num_outputs >= 0):
+            # Small parts (np.empty's memory): sizes, parts and the copy in one call.
+            parts = _ext.split_new(
+                x,
+                _UNPACKED_AS[code] if code in _BITS else code,
+                shape,
+                int(axis),
+                split,
+                -1 if num_outputs is None else num_outputs,
+                x.dtype,
+                nthreads,
+            )
+            if isinstance(parts, tuple):
+                _raise(parts)
+            return parts
     sizes = _ext.split_sizes(shape, int(axis), split, -1 if num_outputs is None else num_outputs)
     if isinstance(sizes, tuple):
         _raise(sizes)
@@ -282,26 +300,41 @@ def split(
         raise ValueError(f"split: num_outputs must be >= 1, not {num_outputs}")
     a = int(axis) + x.ndim if int(axis) < 0 else int(axis)
     dtype = x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")
-    part_shapes = []
-    for size in sizes:
-        part_shape = list(shape)
-        part_shape[a] = size
-        part_shapes.append(tuple(part_shape))
+    head, tail = tuple(shape[:a]), tuple(shape[a + 1 :])
+    part_shapes = [head + (size,) + tail for size in sizes]
     if out is None:
-        outputs = [_new_array(s, dtype) for s in part_shapes]
+        # Bytes per index along the axis: parts below the output cache's threshold come
+        # straight from np.empty (the cheapest call for small parts).
+        step = x.nbytes // shape[a] if shape[a] else 0
+        outputs = [
+            np.empty(ps, dtype) if step * size < _CACHE_MIN_BYTES else _new_array(ps, dtype)
+            for ps, size in zip(part_shapes, sizes)
+        ]
         targets = outputs
     else:
         outputs = _split_out(out, part_shapes, dtype, x)
         # Parts the library cannot write in place (not C-contiguous) go through a new array.
         targets = [o if o.flags.c_contiguous else np.empty(o.shape, dtype) for o in outputs]
     code = _CODE_OF_TYPE.get(x.dtype.type)
-    if code is None or code == _STRING:
+    src = None
+    if code is not None and code != _STRING:
+        src = (
+            x
+            if x.flags.c_contiguous and x.dtype.isnative
+            else np.ascontiguousarray(x if x.dtype.isnative else x.astype(dtype))
+        )
+    if out is not None and src is not x:
+        # The extension checks the outs against the buffer it reads; here that is a copy
+        # (or numpy does the work), so they are checked against x itself.
+        for i, o in enumerate(outputs):
+            if o.size and _overlap(o, x):
+                raise ValueError(f"split: out[{i}] shares memory with x")
+    if src is None:
         # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
         bounds = np.cumsum(sizes)[:-1]
         for o, part in zip(targets, np.split(x, bounds, axis=a)):
             o[...] = part
     else:
-        src = np.ascontiguousarray(x if x.dtype.isnative else x.astype(dtype))
         # The library's Split takes every type (complex included); unpacked sub-byte elements
         # are one byte each here, so they move as UINT8.
         err = _ext.split(
@@ -309,9 +342,10 @@ def split(
         )
         if err is not None:
             _raise(err)
-    for o, t in zip(outputs, targets):
-        if o is not t:
-            o[...] = t
+    if out is not None:
+        for o, t in zip(outputs, targets):
+            if o is not t:
+                o[...] = t
     return outputs
 
 
@@ -334,7 +368,8 @@ def _split_out(
     out: Any, part_shapes: List[tuple], dtype: np.dtype, x: np.ndarray
 ) -> List[np.ndarray]:
     """split's out= checked: one numpy array per part, of its shape and dtype, writable, not
-    overlapping x or one another. TypeError for a type or dtype, ValueError otherwise."""
+    overlapping x or one another (C-contiguous outs: checked by the extension from their
+    buffers). TypeError for a type or dtype, ValueError otherwise."""
     if isinstance(out, np.ndarray) or not isinstance(out, (list, tuple)):
         raise TypeError(
             f"split: out must be a list or tuple of numpy arrays, not {type(out).__name__}"
@@ -355,11 +390,12 @@ def _split_out(
             )
         if not o.flags.writeable:
             raise ValueError(f"split: out[{i}] is read-only")
-        if o.size and _overlap(o, x):
-            raise ValueError(f"split: out[{i}] shares memory with x")
-        for j in range(i):
-            if o.size and outputs[j].size and _overlap(o, outputs[j]):
-                raise ValueError(f"split: out[{i}] shares memory with out[{j}]")
+        if not o.flags.c_contiguous and o.size:
+            if _overlap(o, x):
+                raise ValueError(f"split: out[{i}] shares memory with x")
+            for j in range(len(out)):
+                if j != i and out[j].size and _overlap(o, out[j]):
+                    raise ValueError(f"split: out[{i}] shares memory with out[{j}]")
         outputs.append(o)
     return outputs
 
