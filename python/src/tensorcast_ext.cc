@@ -10,6 +10,11 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#if TENSORCAST_NUMPY2_API
+// numpy's C API (>= 2.0, for StringDType), imported on first use only (NumpyStringApi).
+#define PY_ARRAY_UNIQUE_SYMBOL tensorcast_ARRAY_API
+#include <numpy/arrayobject.h>
+#endif
 
 #include <sys/mman.h>
 
@@ -823,6 +828,152 @@ nb::object CastToArrowStrings(nb::handle src_obj, int32_t src_type, size_t count
   return nb::int_(out.data_size);
 }
 
+// ---- StringDType through numpy's C API ----------------------------------------------
+// Whether numpy's C API for StringDType can be used: imported on the first call (the GIL
+// held), never on numpy 1.x, where the import fails and the package keeps its other paths.
+bool NumpyStringApi() {
+#if TENSORCAST_NUMPY2_API
+  static int state = -1;
+  if (state < 0) {
+    state = _import_array() < 0 ? 0 : 1;
+    if (state == 0) PyErr_Clear();
+  }
+  return state == 1;
+#else
+  return false;
+#endif
+}
+
+// The answer "use the package's other path" of the two functions below.
+nb::object Fallback() { return nb::make_tuple(-1); }
+
+// A 1-D StringDType array's texts, parsed into `dst` (as cast_from_arrow_strings) straight
+// from numpy's packed strings. (-1,) when this path does not apply: no numpy 2 C API, not a
+// 1-D StringDType array, or an element is missing (the dtype's NA: the other path gives it
+// its rule). None, or (code, message, written).
+nb::object StringDTypeParse(nb::handle x_obj, nb::handle dst_obj, int32_t dst_type, bool saturate,
+                            int round_mode, size_t threads) {
+#if TENSORCAST_NUMPY2_API
+  if (!NumpyStringApi() || !PyArray_Check(x_obj.ptr())) return Fallback();
+  auto* arr = reinterpret_cast<PyArrayObject*>(x_obj.ptr());
+  PyArray_Descr* descr = PyArray_DESCR(arr);
+  if (PyArray_NDIM(arr) != 1 || descr->type_num != NPY_VSTRING) return Fallback();
+  const auto count = static_cast<size_t>(PyArray_DIM(arr, 0));
+  const npy_intp stride = PyArray_STRIDE(arr, 0);
+  const char* base = PyArray_BYTES(arr);
+  Buffer dst;
+  if (!dst.Acquire(dst_obj, true)) return Refused("the output", true);
+  Status s = CheckNumeric("target type", dst_type);
+  if (s.ok()) s = CheckRoundMode(round_mode);
+  if (s.ok()) s = CheckBuffer("the output", Bytes(dst), static_cast<DataType>(dst_type), count);
+  if (!s.ok()) return Result(s);
+  std::vector<tensorcast::StringView> views;
+  try {
+    views.resize(count);
+  } catch (const std::bad_alloc&) {
+    return Error(StatusCode::kInternal, "out of memory for " + std::to_string(count) + " texts");
+  }
+  auto pool = PoolFor(threads);
+  bool missing = false;
+  {
+    nb::gil_scoped_release release;
+    // The allocator's lock is held while the loaded texts are read, and released before the
+    // GIL is taken back.
+    npy_string_allocator* allocator =
+        NpyString_acquire_allocator(reinterpret_cast<PyArray_StringDTypeObject*>(descr));
+    for (size_t i = 0; i < count; ++i) {
+      npy_static_string text = {0, nullptr};
+      const auto* packed = reinterpret_cast<const npy_packed_static_string*>(
+          base + static_cast<npy_intp>(i) * stride);
+      if (NpyString_load(allocator, packed, &text) != 0) {
+        missing = true;
+        break;
+      }
+      views[i] = tensorcast::StringView{text.buf, text.size};
+    }
+    if (!missing) {
+      s = tensorcast::CastFromStringViews(views.data(), dst.data(), static_cast<DataType>(dst_type),
+                                          count, Options(saturate, round_mode, pool));
+    }
+    NpyString_release_allocator(allocator);
+  }
+  if (missing) {
+    PyErr_Clear();  // a load that failed (-1) may have set an error; the other path decides
+    return Fallback();
+  }
+  return Result(s);
+#else
+  (void)x_obj, (void)dst_obj, (void)dst_type, (void)saturate, (void)round_mode, (void)threads;
+  return Fallback();
+#endif
+}
+
+// `count` numbers -> the texts of a new 1-D StringDType array `res` of `count` elements
+// (np.empty's, all empty), written through numpy's C API. (-1,) when this path does not
+// apply (no numpy 2 C API, res not such an array); None, or (code, message, written).
+nb::object StringDTypeFormat(nb::handle src_obj, int32_t src_type, size_t count, nb::handle res_obj,
+                             size_t threads) {
+#if TENSORCAST_NUMPY2_API
+  if (!NumpyStringApi() || !PyArray_Check(res_obj.ptr())) return Fallback();
+  auto* arr = reinterpret_cast<PyArrayObject*>(res_obj.ptr());
+  PyArray_Descr* descr = PyArray_DESCR(arr);
+  if (PyArray_NDIM(arr) != 1 || descr->type_num != NPY_VSTRING ||
+      static_cast<size_t>(PyArray_DIM(arr, 0)) != count || !PyArray_ISWRITEABLE(arr)) {
+    return Fallback();
+  }
+  Buffer src;
+  if (!src.Acquire(src_obj, false)) return Refused("the source", false);
+  Status s = CheckNumeric("source type", src_type);
+  if (s.ok()) s = CheckBuffer("the source", Bytes(src), static_cast<DataType>(src_type), count);
+  if (!s.ok()) return Result(s);
+  const npy_intp stride = PyArray_STRIDE(arr, 0);
+  char* base = PyArray_BYTES(arr);
+  auto pool = PoolFor(threads);
+  bool pack_failed = false;
+  {
+    nb::gil_scoped_release release;
+    // Blocks of texts (a multiple of 4 elements: whole bytes of 2-, 4- and 6-bit sources)
+    // formatted into an Arrow buffer, then packed into the array's strings.
+    const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
+    std::vector<int64_t> offsets(block_size + 1);
+    std::vector<char> data(block_size * 33 + 1);
+    const size_t bits = static_cast<size_t>(tensorcast::BitWidth(static_cast<DataType>(src_type)));
+    npy_string_allocator* allocator =
+        NpyString_acquire_allocator(reinterpret_cast<PyArray_StringDTypeObject*>(descr));
+    for (size_t begin = 0; s.ok() && !pack_failed && begin < count; begin += block_size) {
+      const size_t n = std::min(block_size, count - begin);
+      tensorcast::ArrowStringsOut block;
+      block.offsets = offsets.data();
+      block.offset_width = 8;
+      block.data = data.data();
+      block.data_capacity = data.size();
+      s = tensorcast::CastToArrowStrings(static_cast<const char*>(src.data()) + begin * bits / 8,
+                                         static_cast<DataType>(src_type), &block, n,
+                                         Options(true, 0, pool));
+      for (size_t i = 0; s.ok() && i < n; ++i) {
+        auto* packed = reinterpret_cast<npy_packed_static_string*>(
+            base + static_cast<npy_intp>(begin + i) * stride);
+        const auto at = static_cast<size_t>(offsets[i]);
+        if (NpyString_pack(allocator, packed, data.data() + at,
+                           static_cast<size_t>(offsets[i + 1]) - at) < 0) {
+          pack_failed = true;
+          break;
+        }
+      }
+    }
+    NpyString_release_allocator(allocator);
+  }
+  if (pack_failed) {
+    PyErr_Clear();
+    return Error(StatusCode::kInternal, "numpy could not store a text (out of memory)");
+  }
+  return Result(s);
+#else
+  (void)src_obj, (void)src_type, (void)count, (void)res_obj, (void)threads;
+  return Fallback();
+#endif
+}
+
 nb::object SplitSizes(const std::vector<int64_t>& shape, int64_t axis, nb::handle split,
                       int64_t num_outputs) {
   tensorcast::SplitAttributes attrs;
@@ -1461,6 +1612,14 @@ NB_MODULE(_tensorcast, m) {
   m.def("split_sizes", &SplitSizes, nb::arg("shape"), nb::arg("axis"), nb::arg("split").none(),
         nb::arg("num_outputs"),
         "ONNX Split-18 sizes (num_outputs < 0: absent); a list, or (code, message, 0).");
+  m.def("stringdtype_parse", &StringDTypeParse, nb::arg("x"), nb::arg("dst"), nb::arg("dst_type"),
+        nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),
+        "Parses a 1-D StringDType array through numpy's C API; None, (code, message, "
+        "written), or (-1,): use another path.");
+  m.def("stringdtype_format", &StringDTypeFormat, nb::arg("src"), nb::arg("src_type"),
+        nb::arg("count"), nb::arg("res"), nb::arg("threads"),
+        "Formats numbers into a new 1-D StringDType array through numpy's C API; None, "
+        "(code, message, written), or (-1,): use another path.");
   m.def("split_new", &SplitNew, nb::arg("src"), nb::arg("type"), nb::arg("shape"), nb::arg("axis"),
         nb::arg("split").none(), nb::arg("num_outputs"), nb::arg("dtype"), nb::arg("threads"),
         "Split-18 sizes, new parts from numpy.empty and the split in one call; a list of the "
