@@ -118,7 +118,19 @@ def _cast_numpy(
     )
 
     if dst == _STRING:
-        result = _strings_of(x, src, threads)
+        into = None
+        if (
+            out is not None
+            and src != _STRING
+            and out.dtype.kind == "T"
+            and out.flags.c_contiguous
+            and not np.may_share_memory(out, x)
+        ):
+            into = out.reshape(-1)  # a StringDType out written in place
+        result = _strings_of(x, src, threads, into)
+        if into is not None and result is into:
+            direct = out
+            result = out
     else:
         flat_out = result.reshape(-1)
         if dst in _BITS and not packed:

@@ -141,9 +141,10 @@ def _new_strings(texts: list, shape: tuple) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _strings_of(x: np.ndarray, src: int, threads: int) -> np.ndarray:
+def _strings_of(x: np.ndarray, src: int, threads: int, into: Any = None) -> np.ndarray:
     """The STRING result of x (ONNX code src; STRING for any text dtype): texts as they are
-    (bytes_ read as UTF-8), numbers as the library writes them. Shape of x."""
+    (bytes_ read as UTF-8), numbers as the library writes them. Shape of x. `into`: a 1-D
+    StringDType array of x.size elements that numbers may be written into (returned then)."""
     n = x.size
     shape = x.shape
     if src == _STRING:
@@ -157,10 +158,10 @@ def _strings_of(x: np.ndarray, src: int, threads: int) -> np.ndarray:
     if _NUMPY2:
         # Written straight into the StringDType array through numpy's C API (when the
         # extension has it: (-1,) otherwise).
-        res = np.empty((n,), _STRING_DTYPE)
+        res = np.empty((n,), _STRING_DTYPE) if into is None else into
         err = _ext.stringdtype_format(_flat_source(x, src, threads), src, n, res, threads)
         if err is None:
-            return res.reshape(shape)
+            return res if res is into else res.reshape(shape)
         if err[0] != -1:
             _raise(err)
     fixed = np.empty((n,), "S32")  # no number's text is longer than 32 bytes
