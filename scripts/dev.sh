@@ -207,6 +207,19 @@ test_python() {
   # The engines installed above must run: their tests fail rather than skip without them.
   TENSORCAST_REQUIRE_ENGINES=$engines \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs "${marks[@]}" python/tests "$@"
+  # numpy 1.x at run time: the extension is built against numpy 2's headers (for
+  # StringDType) and must keep its other paths on numpy 1, where there is no StringDType
+  # (and no pyarrow release that supports it: the paths without pyarrow run too).
+  local venv1=build/py-venv-numpy1
+  if [ ! -x "$venv1/bin/python" ] || ! "$venv1/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    rm -rf "$venv1"
+    python3 -m venv "$venv1"
+  fi
+  "$venv1/bin/pip" install --quiet --disable-pip-version-check "numpy>=1.24,<2" "ml_dtypes>=0.5.4" pytest
+  CMAKE_ARGS="$(launcher_args) -DTENSORCAST_COMPILE_ALL_ATTAINABLE=OFF -DTENSORCAST_HWY_DISABLED_TARGETS=HWY_AVX3|HWY_AVX3_DL|HWY_SSE4|HWY_SSSE3" \
+    "$venv1/bin/pip" install --quiet --disable-pip-version-check .
+  "$venv1/bin/python" -m pytest -q -p no:cacheprovider -rs python/tests/test_strings.py \
+    python/tests/test_types.py python/tests/test_output_cache.py python/tests/test_stringdtype.py
 }
 
 # The C/C++ files that clang-format checks: every tracked *.h, *.cc, *.c and *.inc.

@@ -5,18 +5,16 @@ every layout the fast path takes or hands back (missing elements, N-d and stride
 import gc
 import resource
 
-import ml_dtypes
-import numpy as np
-import pyarrow as pa
 import pytest
-import tensorcast as tc
-from tensorcast import _tensorcast as _ext
 
-pytestmark = pytest.mark.skipif(
-    int(np.__version__.split(".")[0]) < 2, reason="StringDType is numpy 2's"
-)
+np = pytest.importorskip("numpy", minversion="2.0", reason="StringDType is numpy 2's")
 
-S = np.dtypes.StringDType() if hasattr(np, "dtypes") and hasattr(np.dtypes, "StringDType") else None
+import ml_dtypes  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import tensorcast as tc  # noqa: E402
+from tensorcast import _tensorcast as _ext  # noqa: E402
+
+S = np.dtypes.StringDType()
 G = np.random.default_rng(11)
 TARGETS = [
     "float32",
