@@ -248,6 +248,11 @@ def _cast_arrow(
             return pa.Array.from_buffers(pa_type, n, [None, pool_buffer], null_count=0)
         values = res
         if validity_out is not None:
+            if pa_type is not None and dst != _BOOL and values.flags.c_contiguous:
+                # The library's validity bitmap and values as the Arrow array's buffers.
+                return pa.Array.from_buffers(
+                    pa_type, n, [pa.py_buffer(validity_out), pa.py_buffer(values)]
+                )
             valid = np.unpackbits(validity_out, count=n, bitorder="little").view(np.bool_)
     else:
         if src == _BOOL:  # Arrow booleans are bits
