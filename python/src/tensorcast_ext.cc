@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -216,13 +218,18 @@ class BlockCache {
     *size = want;
     return p;
   }
-  // Back into the cache (newest first), the oldest blocks unmapped past the limit.
+  // Back into the cache (newest first), the oldest blocks unmapped past the limit; a block
+  // larger than the limit is unmapped at once (it would flush every other block).
   void Give(void* p, size_t size) {
     std::vector<std::pair<void*, size_t>> drop;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      free_.insert(free_.begin(), {p, size});
-      held_ += size;
+      if (size > limit_) {
+        drop.push_back({p, size});
+        p = nullptr;
+      }
+      if (p != nullptr) free_.insert(free_.begin(), {p, size});
+      if (p != nullptr) held_ += size;
       TrimLocked(&drop);
     }
     for (const auto& b : drop) munmap(b.first, b.second);
@@ -272,12 +279,19 @@ nb::object OutputBlock(size_t bytes) {
   size_t size = 0;
   void* p = BlockCache::Get().Take(bytes, &size);
   if (p == nullptr) return nb::none();
-  auto* owned = new std::pair<void*, size_t>(p, size);
-  nb::capsule owner(owned, [](void* q) noexcept {
-    auto* b = static_cast<std::pair<void*, size_t>*>(q);
-    BlockCache::Get().Give(b->first, b->second);
-    delete b;
-  });
+  auto owned = std::make_unique<std::pair<void*, size_t>>(p, size);
+  nb::capsule owner;
+  try {
+    owner = nb::capsule(owned.get(), [](void* q) noexcept {
+      auto* b = static_cast<std::pair<void*, size_t>*>(q);
+      BlockCache::Get().Give(b->first, b->second);
+      delete b;
+    });
+  } catch (...) {
+    BlockCache::Get().Give(p, size);
+    throw;
+  }
+  owned.release();  // the capsule's now
   const size_t shape[1] = {bytes};
   return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(p, 1, shape, owner).cast();
 }
@@ -438,10 +452,19 @@ nb::object Codes6(bool pack, nb::handle src_obj, nb::handle dst_obj, size_t coun
   return nb::none();
 }
 
+// The missing-value markers of object arrays: None, a float NaN (numpy's and pandas'
+// missing value) and pandas.NA.
+bool IsMissing(PyObject* item) {
+  if (item == Py_None) return true;
+  if (PyFloat_Check(item)) return std::isnan(PyFloat_AS_DOUBLE(item));
+  const std::string_view name = Py_TYPE(item)->tp_name;
+  return name == "NAType" || (name.size() > 7 && name.substr(name.size() - 7) == ".NAType");
+}
+
 // Texts of a Python list (str, or bytes holding UTF-8) -> Arrow layout (int64 offsets).
 // Returns an error naming the element that is neither, or that is not valid Unicode;
-// with `present` (errors="null": an Arrow validity bitmap), such an element and None are
-// nulls (bit clear) instead.
+// with `present` (errors="null": an Arrow validity bitmap), a text that is not valid
+// Unicode and a missing value (IsMissing) are nulls (bit clear) instead.
 Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<char>* data,
                    std::vector<uint8_t>* present) {
   PyObject* obj = list.ptr();
@@ -457,7 +480,7 @@ Status GatherTexts(nb::handle list, std::vector<int64_t>* offsets, std::vector<c
     const auto null = [&] {
       (*present)[static_cast<size_t>(i) / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
     };
-    if (item == Py_None && present != nullptr) {
+    if (present != nullptr && IsMissing(item)) {
       null();
     } else if (PyUnicode_Check(item)) {
       text = PyUnicode_AsUTF8AndSize(item, &size);
@@ -1086,6 +1109,12 @@ nb::object Split(nb::handle src_obj, int32_t type, const std::vector<int64_t>& s
   return Result(s);
 }
 
+// numpy.empty, looked up when the module is imported (NB_MODULE) and kept.
+nb::object& NumpyEmpty() {
+  static nb::object* empty = new nb::object();
+  return *empty;
+}
+
 // Split into new arrays: the sizes of SplitSizes, one numpy.empty(part shape, dtype) per
 // part, then Split. For parts below the output cache's threshold (the package calls it
 // then), in one call: a list of the parts, or (code, message, 0).
@@ -1098,12 +1127,12 @@ nb::object SplitNew(nb::handle src_obj, int32_t type, const std::vector<int64_t>
   const auto rank = static_cast<int64_t>(shape.size());
   if (rank == 0 || axis < -rank || axis >= rank) return SplitSizes(shape, axis, split, num_outputs);
   const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-  static nb::object* empty = new nb::object(nb::module_::import_("numpy").attr("empty"));
+  nb::object empty = NumpyEmpty();
   nb::list parts;
   for (const int64_t size : sizes) {
     nb::list part_shape;
     for (size_t d = 0; d < shape.size(); ++d) part_shape.append(d == a ? size : shape[d]);
-    parts.append((*empty)(nb::tuple(part_shape), dtype));
+    parts.append(empty(nb::tuple(part_shape), dtype));
   }
   nb::object err = Split(src_obj, type, shape, axis, sizes, parts, threads);
   if (!err.is_none()) return err;
@@ -1547,6 +1576,7 @@ nb::object QuantizeAbsmaxBinding(nb::handle x_obj, int32_t x_type,
 }  // namespace
 
 NB_MODULE(_tensorcast, m) {
+  NumpyEmpty() = nb::module_::import_("numpy").attr("empty");
   m.doc() = "The C++ core of the tensorcast package (use the functions of `tensorcast` instead).";
   m.def("cast", &Cast, nb::arg("src"), nb::arg("src_type"), nb::arg("dst"), nb::arg("dst_type"),
         nb::arg("count"), nb::arg("saturate"), nb::arg("round_mode"), nb::arg("threads"),

@@ -325,10 +325,14 @@ def split(
         )
     if out is not None and src is not x:
         # The extension checks the outs against the buffer it reads; here that is a copy
-        # (or numpy does the work), so they are checked against x itself.
+        # (or numpy does the work), so they are checked against x itself, and when numpy
+        # does the work, against one another.
         for i, o in enumerate(outputs):
             if o.size and _overlap(o, x):
                 raise ValueError(f"split: out[{i}] shares memory with x")
+            for j in range(i if src is None else 0):
+                if o.size and outputs[j].size and _overlap(o, outputs[j]):
+                    raise ValueError(f"split: out[{i}] shares memory with out[{j}]")
     if src is None:
         # Texts, objects and dtypes ONNX does not have: numpy copies (Split moves elements).
         bounds = np.cumsum(sizes)[:-1]

@@ -36,7 +36,8 @@ def _new_array(shape: Any, dtype: np.dtype) -> np.ndarray:
     for d in shape:
         size *= d
     nbytes = size * dtype.itemsize
-    if nbytes >= _CACHE_MIN_BYTES:
+    # Only plain data: numpy cannot view bytes as references (object, StringDType).
+    if nbytes >= _CACHE_MIN_BYTES and not dtype.hasobject and dtype.kind != "T":
         block = _ext.output_block(nbytes)
         if block is not None:
             return block.view(dtype).reshape(shape)

@@ -61,7 +61,8 @@ def _parse_texts(
     conversions to fixed width and its string functions drop trailing NULs, so neither is
     used): through pyarrow's conversion when pyarrow is installed and the array is not tiny,
     else as Python str. With `mask` (errors="null"), a text that is not a number, a
-    StringDType NA and a None element become nulls: value 0, mask True."""
+    StringDType NA and a missing object element (None, a float NaN, pandas.NA) become
+    nulls: value 0, mask True."""
     n = x.size
     kind = x.dtype.kind
     texts: Any = x.reshape(-1)

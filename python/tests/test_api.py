@@ -1218,3 +1218,13 @@ def test_split_out_errors():
         with pytest.raises(exc, match=match):
             tc.split(x, axis=1, num_outputs=3, out=out)
         assert np.array_equal(x, before)
+
+
+def test_split_out_overlap_on_numpy_copy_paths():
+    # Texts and objects are split by numpy; their outs are checked as the library's are.
+    x = np.array(list("abcd"))
+    b = np.empty(2, x.dtype)
+    with pytest.raises(ValueError, match=r"out\[1\] shares memory with out\[0\]"):
+        tc.split(x, [2, 2], out=[b, b])
+    with pytest.raises(ValueError, match=r"shares memory with x"):
+        tc.split(x, [2, 2], out=[x[:2], np.empty(2, x.dtype)])

@@ -121,3 +121,28 @@ def test_threads_allocate_and_free_concurrently():
 
     with concurrent.futures.ThreadPoolExecutor(4) as ex:
         assert all(ex.map(work, range(16)))
+
+
+def test_reference_dtypes_are_never_placed_in_blocks():
+    # numpy cannot view bytes as references: object and StringDType parts stay np.empty's.
+    n = 1_200_000  # parts of 4.8 MB of object pointers
+    x = np.array(["a", "b"] * (n // 2), dtype=object)
+    parts = tc.split(x, [n // 2, n // 2])
+    assert parts[0].tolist()[:2] == ["a", "b"] and parts[1].shape == (n // 2,)
+    if hasattr(np, "dtypes") and hasattr(np.dtypes, "StringDType"):
+        s = np.array(["ab", "cd"] * (n // 2), dtype=np.dtypes.StringDType())
+        parts = tc.split(s, num_outputs=2)
+        assert parts[1][:2].tolist() == ["ab", "cd"]
+
+
+def test_a_block_larger_than_the_limit_is_not_kept():
+    tc.set_output_cache(16 << 20)
+    small = [tc.cast(X32, "float32") for _ in range(2)]  # 2 x 8 MiB blocks
+    del small
+    gc.collect()
+    held = _ext.output_cache_bytes()
+    assert 0 < held <= 16 << 20
+    big = tc.cast(np.zeros(6 << 20, np.float32), "float32")  # 24 MiB > the limit
+    del big
+    gc.collect()
+    assert _ext.output_cache_bytes() == held  # the small blocks stay, the big one went

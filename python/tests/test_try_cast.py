@@ -703,7 +703,7 @@ ERROR_CASES = [
     ("object_int_element", TypeError, r"element 1 is int, not str or bytes",
      objects(["1", 5, None]), {**NULL, "mask_out": m3}),
     ("object_float_element", TypeError, r"element 2 is float, not str or bytes",
-     objects([None, "x", float("nan")]), {**NULL, "mask_out": m3}),
+     objects([None, "x", 1.5]), {**NULL, "mask_out": m3}),
 ]  # fmt: skip
 
 
@@ -952,3 +952,25 @@ def test_random_argument_combinations_never_crash(trial):
         np.testing.assert_array_equal(r, pack_codes(want, PACKED_BITS[to]))
     else:
         np.testing.assert_array_equal(numpy_codes(r), want)
+
+
+def test_missing_object_values_are_nulls():
+    # pandas' object columns mark missing values with NaN (or pandas.NA); with
+    # errors="null" they are nulls like None. Other non-text objects stay a TypeError.
+    x = np.array(["1", float("nan"), None, "x", "2.5"], dtype=object)
+    mask = np.zeros(5, bool)
+    r = tc.cast(x, "float32", errors="null", mask_out=mask)
+    assert mask.tolist() == [False, True, True, True, False]
+    assert r.view(np.uint32).tolist() == [0x3F800000, 0, 0, 0, 0x40200000]
+    with pytest.raises(TypeError, match="element 1 is int"):
+        tc.cast(np.array(["1", 7], dtype=object), "float32", errors="null", mask_out=mask[:2])
+    with pytest.raises(TypeError, match="element 1 is float"):
+        tc.cast(x, "float32")  # errors="raise": as before
+
+
+def test_pandas_na_is_a_null():
+    pd = pytest.importorskip("pandas")
+    x = np.array(["1", pd.NA], dtype=object)
+    mask = np.zeros(2, bool)
+    r = tc.cast(x, "int8", errors="null", mask_out=mask)
+    assert mask.tolist() == [False, True] and r.tolist() == [1, 0]
