@@ -264,6 +264,40 @@ def split(
     of new C-contiguous arrays of x's dtype, or with `out` (a sequence of one numpy array per
     part, of the part's shape and x's dtype in native byte order, writable, not overlapping x
     or one another) writes the parts there and returns them as a list."""
+    # The short path (small native C-contiguous arrays of an ONNX type, sizes and options of
+    # plain ints): sizes, np.empty parts and the copy in one extension call. Anything it does
+    # not take (or cannot read: sizes that are not ints) takes the full path.
+    if (
+        out is None
+        and type(x) is np.ndarray
+        and type(axis) is int
+        and (threads is None or (type(threads) is int and threads >= 1))
+        and (num_outputs is None or (type(num_outputs) is int and num_outputs >= 0))
+        and (split is None or type(split) is list)
+        and x.ndim
+        and x.nbytes < _CACHE_MIN_BYTES
+        and x.dtype.isnative
+        and x.flags.c_contiguous
+    ):
+        code = _SPLIT_CODE.get(x.dtype.type)
+        if code is not None:
+            try:
+                parts = _ext.split_new(
+                    x,
+                    code,
+                    list(x.shape),
+                    axis,
+                    split,
+                    -1 if num_outputs is None else num_outputs,
+                    x.dtype,
+                    0 if threads is None else threads,
+                )
+            except (TypeError, RuntimeError):  # sizes the extension cannot read as ints
+                parts = None
+            if type(parts) is list:
+                return parts
+            if parts is not None:
+                _raise(parts)
     if type(x) is not np.ndarray:
         x = _as_array(x)
     nthreads = 0 if threads is None else _threads(threads)
@@ -276,23 +310,6 @@ def split(
     ):
         raise TypeError(f"num_outputs must be an integer, not {num_outputs!r}")
     shape = list(x.shape)
-    if out is None and x.nbytes < _CACHE_MIN_BYTES and x.dtype.isnative and x.flags.c_contiguous:
-        code = _CODE_OF_TYPE.get(x.dtype.type)
-        if code is not None and code != _STRING and (num_outputs is None or num_outputs >= 0):
-            # Small parts (np.empty's memory): sizes, parts and the copy in one call.
-            parts = _ext.split_new(
-                x,
-                _UNPACKED_AS[code] if code in _BITS else code,
-                shape,
-                int(axis),
-                split,
-                -1 if num_outputs is None else num_outputs,
-                x.dtype,
-                nthreads,
-            )
-            if isinstance(parts, tuple):
-                _raise(parts)
-            return parts
     sizes = _ext.split_sizes(shape, int(axis), split, -1 if num_outputs is None else num_outputs)
     if isinstance(sizes, tuple):
         _raise(sizes)
@@ -352,6 +369,12 @@ def split(
                 o[...] = t
     return outputs
 
+
+# The type code the library's Split moves each numpy scalar type as (unpacked sub-byte
+# elements are one byte each: UINT8); STRING and types ONNX lacks are numpy's to split.
+_SPLIT_CODE = {
+    t: (_UNPACKED_AS[c] if c in _BITS else c) for t, c in _CODE_OF_TYPE.items() if c != _STRING
+}
 
 # numpy >= 1.25 has np.exceptions; older numpy has np.TooHardError.
 _TOO_HARD = getattr(getattr(np, "exceptions", np), "TooHardError", Exception)
