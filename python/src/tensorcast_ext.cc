@@ -1004,7 +1004,10 @@ nb::object SplitSizes(const std::vector<int64_t>& shape, int64_t axis, nb::handl
   attrs.axis = axis;
   std::vector<int64_t> split_values;
   if (!split.is_none()) {
-    split_values = nb::cast<std::vector<int64_t>>(split);
+    if (!nb::try_cast(split, split_values)) {
+      return Error(StatusCode::kInvalidArgument,
+                   "split: the sizes must be a sequence of integers in the int64 range");
+    }
     attrs.has_split = true;
     attrs.split = split_values.data();
     attrs.split_count = split_values.size();

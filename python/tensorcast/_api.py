@@ -266,7 +266,7 @@ def split(
     or one another) writes the parts there and returns them as a list."""
     # The short path (small native C-contiguous arrays of an ONNX type, sizes and options of
     # plain ints): sizes, np.empty parts and the copy in one extension call. Anything it does
-    # not take (or cannot read: sizes that are not ints) takes the full path.
+    # not take, or an error, goes the full way.
     if (
         out is None
         and type(x) is np.ndarray
@@ -292,12 +292,11 @@ def split(
                     x.dtype,
                     0 if threads is None else threads,
                 )
-            except (TypeError, RuntimeError):  # sizes the extension cannot read as ints
+            except (TypeError, RuntimeError):
                 parts = None
             if type(parts) is list:
                 return parts
-            if parts is not None:
-                _raise(parts)
+            # An error: the full path below reads the sizes as ints (int(s)) and reports it.
     if type(x) is not np.ndarray:
         x = _as_array(x)
     nthreads = 0 if threads is None else _threads(threads)

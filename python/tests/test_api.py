@@ -1141,6 +1141,7 @@ def test_split_strided_and_byte_swapped_inputs():
         ((), {}),  # neither (Split-18)
         ((), {"num_outputs": 0}),
         ((), {"num_outputs": -1}),
+        (([2**70, 5 - 2**70],), {}),  # sizes beyond int64: an error value, not a crash
     ],
 )
 def test_split_errors(args, kw):
