@@ -675,6 +675,37 @@ nb::object CastFromFixedStrings(nb::handle texts_obj, const std::string& kind, s
 }
 
 // Numbers -> numpy bytes_ of width 32 (no number's text is longer), NUL-padded.
+// `count` numbers of `src_type` formatted in blocks (a multiple of 4 elements: whole bytes
+// of packed 2-, 4- and 6-bit sources), each into a small Arrow buffer; text(i, p, len)
+// takes element i's text and returns false to stop. The status of the formatting.
+template <class Text>
+Status FormatInBlocks(const void* src, int32_t src_type, size_t count,
+                      const std::shared_ptr<tensorcast::ThreadPool>& pool, const Text& text) {
+  const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
+  std::vector<int64_t> offsets(block_size + 1);
+  std::vector<char> data(block_size * 33 + 1);  // no number's text is longer than 32 bytes
+  const auto type = static_cast<DataType>(src_type);
+  const size_t bits = static_cast<size_t>(tensorcast::BitWidth(type));
+  Status s;
+  for (size_t begin = 0; s.ok() && begin < count; begin += block_size) {
+    const size_t n = std::min(block_size, count - begin);
+    tensorcast::ArrowStringsOut block;
+    block.offsets = offsets.data();
+    block.offset_width = 8;
+    block.data = data.data();
+    block.data_capacity = data.size();
+    s = tensorcast::CastToArrowStrings(static_cast<const char*>(src) + begin * bits / 8, type,
+                                       &block, n, Options(true, 0, pool));
+    for (size_t i = 0; s.ok() && i < n; ++i) {
+      const auto at = static_cast<size_t>(offsets[i]);
+      if (!text(begin + i, data.data() + at, static_cast<size_t>(offsets[i + 1]) - at)) {
+        return s;
+      }
+    }
+  }
+  return s;
+}
+
 nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count,
                               nb::handle out_obj, size_t threads) {
   constexpr size_t kWidth = 32;
@@ -690,30 +721,14 @@ nb::object CastToFixedStrings(nb::handle src_obj, int32_t src_type, size_t count
   auto pool = PoolFor(threads);
   {
     nb::gil_scoped_release release;
-    // Formats in blocks (a multiple of 4 elements: whole bytes of packed sources, 2-, 4- and
-    // 6-bit), each into a small Arrow buffer, then spreads the texts out.
-    const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
-    std::vector<int64_t> offsets(block_size + 1);
-    std::vector<char> data(block_size * 33 + 1);
     auto* dst = static_cast<char*>(out.data());
-    const size_t bits = static_cast<size_t>(tensorcast::BitWidth(static_cast<DataType>(src_type)));
-    for (size_t begin = 0; s.ok() && begin < count; begin += block_size) {
-      const size_t n = std::min(block_size, count - begin);
-      tensorcast::ArrowStringsOut block;
-      block.offsets = offsets.data();
-      block.offset_width = 8;
-      block.data = data.data();
-      block.data_capacity = data.size();
-      s = tensorcast::CastToArrowStrings(static_cast<const char*>(src.data()) + begin * bits / 8,
-                                         static_cast<DataType>(src_type), &block, n,
-                                         Options(true, 0, pool));
-      for (size_t i = 0; s.ok() && i < n; ++i) {
-        char* e = dst + (begin + i) * kWidth;
-        const size_t len = static_cast<size_t>(offsets[i + 1] - offsets[i]);
-        std::memcpy(e, data.data() + offsets[i], len);
-        std::memset(e + len, 0, kWidth - len);
-      }
-    }
+    s = FormatInBlocks(src.data(), src_type, count, pool,
+                       [&](size_t i, const char* text, size_t len) {
+                         char* e = dst + i * kWidth;  // NUL-padded to the width
+                         std::memcpy(e, text, len);
+                         std::memset(e + len, 0, kWidth - len);
+                         return true;
+                       });
   }
   return Result(s);
 }
@@ -955,35 +970,16 @@ nb::object StringDTypeFormat(nb::handle src_obj, int32_t src_type, size_t count,
   bool pack_failed = false;
   {
     nb::gil_scoped_release release;
-    // Blocks of texts (a multiple of 4 elements: whole bytes of 2-, 4- and 6-bit sources)
-    // formatted into an Arrow buffer, then packed into the array's strings.
-    const size_t block_size = std::min<size_t>(count, size_t{1} << 14);
-    std::vector<int64_t> offsets(block_size + 1);
-    std::vector<char> data(block_size * 33 + 1);
-    const size_t bits = static_cast<size_t>(tensorcast::BitWidth(static_cast<DataType>(src_type)));
+    // The texts packed into the array's strings, the allocator held.
     npy_string_allocator* allocator =
         NpyString_acquire_allocator(reinterpret_cast<PyArray_StringDTypeObject*>(descr));
-    for (size_t begin = 0; s.ok() && !pack_failed && begin < count; begin += block_size) {
-      const size_t n = std::min(block_size, count - begin);
-      tensorcast::ArrowStringsOut block;
-      block.offsets = offsets.data();
-      block.offset_width = 8;
-      block.data = data.data();
-      block.data_capacity = data.size();
-      s = tensorcast::CastToArrowStrings(static_cast<const char*>(src.data()) + begin * bits / 8,
-                                         static_cast<DataType>(src_type), &block, n,
-                                         Options(true, 0, pool));
-      for (size_t i = 0; s.ok() && i < n; ++i) {
-        auto* packed = reinterpret_cast<npy_packed_static_string*>(
-            base + static_cast<npy_intp>(begin + i) * stride);
-        const auto at = static_cast<size_t>(offsets[i]);
-        if (NpyString_pack(allocator, packed, data.data() + at,
-                           static_cast<size_t>(offsets[i + 1]) - at) < 0) {
-          pack_failed = true;
-          break;
-        }
-      }
-    }
+    s = FormatInBlocks(
+        src.data(), src_type, count, pool, [&](size_t i, const char* text, size_t len) {
+          auto* packed =
+              reinterpret_cast<npy_packed_static_string*>(base + static_cast<npy_intp>(i) * stride);
+          pack_failed = NpyString_pack(allocator, packed, text, len) < 0;
+          return !pack_failed;
+        });
     NpyString_release_allocator(allocator);
   }
   if (pack_failed) {

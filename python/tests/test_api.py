@@ -1058,19 +1058,23 @@ SPLIT_DTYPES = [
 ]
 
 
+def split_input(dt, shape):
+    """An array of `shape` and SPLIT_DTYPES entry `dt` with small values (texts: their str)."""
+    vals = G.integers(-1, 2, shape).astype(np.float64) * G.integers(0, 4, shape)
+    if dt == "StringDType":
+        return np.array(vals.astype(str).tolist(), np.dtypes.StringDType())
+    if dt == np.str_:
+        return vals.astype(str)
+    if dt in (np.complex64, np.complex128):
+        return (vals + 1j * vals[::-1]).astype(dt)
+    return vals.astype(dt)
+
+
 @pytest.mark.parametrize("dt", SPLIT_DTYPES, ids=lambda d: str(d))
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
 def test_split_sizes_equals_numpy_slicing(dt, axis):
     shape = (5, 6, 7)
-    vals = G.integers(-1, 2, shape).astype(np.float64) * G.integers(0, 4, shape)
-    if dt == "StringDType":
-        x = np.array(vals.astype(str).tolist(), np.dtypes.StringDType())
-    elif dt == np.str_:
-        x = vals.astype(str)
-    elif dt in (np.complex64, np.complex128):
-        x = (vals + 1j * vals[::-1]).astype(dt)
-    else:
-        x = vals.astype(dt)
+    x = split_input(dt, shape)
     d = shape[axis]
     for sizes in ([d], [1, d - 1], [2, 0, d - 2], [d - 3, 1, 1, 1]):
         assert_parts(tc.split(x, sizes, axis=axis), numpy_split(x, sizes, axis % 3))
@@ -1162,15 +1166,7 @@ def test_split_out_equals_the_allocating_split(dt, axis):
     # slicing above) and returns the caller's arrays; non-contiguous outs (column blocks of
     # one array) are written too.
     shape = (5, 6, 7)
-    vals = G.integers(-1, 2, shape).astype(np.float64) * G.integers(0, 4, shape)
-    if dt == "StringDType":
-        x = np.array(vals.astype(str).tolist(), np.dtypes.StringDType())
-    elif dt == np.str_:
-        x = vals.astype(str)
-    elif dt in (np.complex64, np.complex128):
-        x = (vals + 1j * vals[::-1]).astype(dt)
-    else:
-        x = vals.astype(dt)
+    x = split_input(dt, shape)
     d = shape[axis]
     for sizes in ([d], [1, d - 1], [2, 0, d - 2]):
         want = tc.split(x, sizes, axis=axis)

@@ -10,8 +10,6 @@ A leak of one object or one small allocation per call would exceed each bound ma
 """
 
 import gc
-import os
-import sys
 import tracemalloc
 
 import ml_dtypes
@@ -19,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import tensorcast as tc
+from leak_check import assert_no_leaks
 
 DT = tc.DataType
 CALLS = 10_000
@@ -129,39 +128,10 @@ CALLS_OF = {
 }
 
 
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 @pytest.mark.parametrize("kind", list(CALLS_OF))
 def test_no_leaks_over_10000_calls(kind):
     fn, args = CALLS_OF[kind]
-    for _ in range(300):  # warm-up: caches, pools, interned objects
-        fn()
-    gc.collect()
-    refs = [sys.getrefcount(a) for a in args]
-    objects = len(gc.get_objects())
-    rss = rss_bytes()
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        for _ in range(CALLS):
-            fn()
-        gc.collect()
-        current, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    gc.collect()
-    grown = current - base
-    assert [sys.getrefcount(a) for a in args] == refs, "reference counts of the arguments changed"
-    assert len(gc.get_objects()) - objects < 200, "gc-tracked objects grew by %d" % (
-        len(gc.get_objects()) - objects
-    )
-    assert grown < 64 * 1024, "tracemalloc: %d bytes more after %d calls" % (grown, CALLS)
-    assert rss_bytes() - rss < 8 * 1024 * 1024, "resident memory grew by %d bytes" % (
-        rss_bytes() - rss
-    )
+    assert_no_leaks(fn, args, CALLS)
 
 
 def test_leak_check_can_fail():

@@ -9,17 +9,14 @@ the target). Codes are compared bit for bit as unsigned integers (NaN != NaN). P
 results are checked against the ONNX bit stream of those codes, built here with numpy.
 """
 
-import gc
 import itertools
-import os
-import sys
-import tracemalloc
 
 import ml_dtypes
 import numpy as np
 import pyarrow as pa
 import pytest
 import tensorcast as tc
+from leak_check import assert_no_leaks
 
 NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 needs_numpy2 = pytest.mark.skipif(not NUMPY2, reason="StringDType needs numpy 2")
@@ -832,38 +829,11 @@ if NUMPY2:
     )
 
 
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 @pytest.mark.parametrize("kind", list(LEAK_CALLS))
 def test_no_leaks_over_10000_calls(kind):
-    # The approach and bounds of test_leaks.py.
+    # The check and bounds of test_leaks.py.
     fn, args = LEAK_CALLS[kind]
-    for _ in range(300):
-        fn()
-    gc.collect()
-    refs = [sys.getrefcount(a) for a in args]
-    objects_before = len(gc.get_objects())
-    rss = rss_bytes()
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        for _ in range(CALLS):
-            fn()
-        gc.collect()
-        current, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    gc.collect()
-    grown = current - base
-    assert [sys.getrefcount(a) for a in args] == refs, "reference counts of the arguments changed"
-    assert len(gc.get_objects()) - objects_before < 200
-    assert grown < 64 * 1024, "tracemalloc: %d bytes more after %d calls" % (grown, CALLS)
-    assert rss_bytes() - rss < 8 * 1024 * 1024, "resident memory grew by %d bytes" % (
-        rss_bytes() - rss
-    )
+    assert_no_leaks(fn, args, CALLS)
 
 
 def _hostile_masks(n):
