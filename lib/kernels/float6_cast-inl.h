@@ -4,15 +4,16 @@
 // Pairs:    FLOAT, FLOAT16, BFLOAT16 -> FLOAT6E2M3, FLOAT6E3M2 and back (12 kernels). The
 //           other pairs of the two formats run through FLOAT (the route plan's hub).
 // Rounding: the source's float32 bits (FLOAT16 and BFLOAT16 widened exactly, as in
-//           subbyte_cast-inl.h) are rounded to nearest even by the float8 codec's
-//           F32BitsToF8 with the 6-bit format's fields (float8_codec-inl.h), always
-//           saturating: |x| is clamped to the largest magnitude (7.5, 28) first, so +-Inf
-//           and overflow give +-max (docs/semantics.md, "float6").
+//           subbyte_cast-inl.h) are rounded to nearest even by one float addition whose
+//           ulp is the format's step (CodeFromF32), always saturating: |x| is clamped to
+//           the largest magnitude (7.5, 28) first, so +-Inf and overflow give +-max
+//           (docs/semantics.md, "float6").
 // NaN:      replaced before rounding by a zero with the sign flipped: a NaN whose sign bit
 //           is 0 gives 0x20 (-0), one whose sign bit is 1 gives 0x00, as FLOAT4E2M1.
-// Decoding: exact. F8ToF32Bits on the sign-extended code; FLOAT16 bits from those (every
-//           non-zero 6-bit value is a normal float16: rebias and shift); BFLOAT16 bits are
-//           the top half of the float32 bits.
+// Decoding: exact. F8ToF32Bits on the sign-extended code; FLOAT16 from those by the
+//           hardware conversion where it is exact (TENSORCAST_NATIVE_F16), elsewhere by
+//           rebiasing and shifting (every non-zero 6-bit value is a normal float16);
+//           BFLOAT16 bits are the top half of the float32 bits.
 // Packing:  four codes in three bytes, element i in bits [6i, 6i + 6) (docs/semantics.md,
 //           "Packing"). One u8 vector of codes (4V codes, V = Lanes(u32)) becomes V 24-bit
 //           groups in u32 lanes (shifts and masks); a byte shuffle within each 16-byte
@@ -38,6 +39,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "lib/kernels/capabilities-inl.h"
 #include "lib/kernels/f32_helpers-inl.h"
 #include "lib/kernels/float8_codec-inl.h"
 #include "lib/kernels/pack-inl.h"
@@ -61,13 +63,43 @@ using DU8V = hn::Repartition<uint8_t, DU32>;
 using DU8Q = hn::Rebind<uint8_t, DU32>;  // V bytes, one per u32 lane
 
 // float32 bits -> code of F (u32 lanes), RNE, saturating; NaN -> the zero of the other sign.
+// |x| is clamped to MAX (x86: minps, which keeps a NaN; elsewhere an integer min of the
+// non-negative bits, with NaN caught first).
+// With E = max(exponent field of |x|, 128 - bias), i.e. |x|'s binade but at least the
+// smallest normal one, magic = 2^(E - 127 + 23 - M) has an ulp equal to the format's step
+// there, so |x| + magic (FPU, RNE) rounds |x| and its fraction field is the number s of
+// steps (at most 2^(M+1): |x| + magic stays in magic's binade). code = s + ((E - (128 -
+// bias)) << M) for subnormal and normal results alike: a carry into the next binade
+// comes out right by itself. The sign (bit 5) is applied with XOR, which also gives a
+// NaN (magnitude replaced by 0x20) the zero of the other sign.
 template <class F>
 HWY_INLINE hn::Vec<DU32> CodeFromF32(hn::Vec<DU32> bits) {
-  const DU32 du32;
+  const DI32 di32;
   const DF32 df;
-  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(hn::BitCast(df, bits)));
-  const auto x = hn::IfThenElse(is_nan, hn::AndNot(bits, hn::Set(du32, 0x80000000u)), bits);
-  return F32BitsToF8<F, true>(du32, x);
+  constexpr int kD = 23 - F::kM;
+  constexpr int32_t kFloorExp = (128 - F::kB) << 23;
+  const auto a = hn::BitCast(di32, hn::And(bits, hn::Set(DU32(), 0x7FFFFFFFu)));
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+  // minps(MAX, NaN) keeps the NaN: its E is 255, its code above 0x20, which min maps to 0x20.
+  const auto c =
+      hn::BitCast(di32, hn::Min(hn::BitCast(df, hn::Set(di32, static_cast<int32_t>(F::kMaxBits))),
+                                hn::BitCast(df, a)));
+#else
+  const auto is_nan = hn::Gt(a, hn::Set(di32, 0x7F800000));
+  const auto c = hn::Min(a, hn::Set(di32, static_cast<int32_t>(F::kMaxBits)));
+#endif
+  const auto eb = hn::Max(hn::And(c, hn::Set(di32, 0x7F800000)), hn::Set(di32, kFloorExp));
+  const auto magic = hn::Add(eb, hn::Set(di32, kD << 23));
+  const auto sum = hn::BitCast(di32, hn::Add(hn::BitCast(df, c), hn::BitCast(df, magic)));
+  const auto code = hn::Add(hn::And(sum, hn::Set(di32, (4 << F::kM) - 1)),
+                            hn::ShiftRight<kD>(hn::Sub(eb, hn::Set(di32, kFloorExp))));
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+  const auto mag = hn::Min(code, hn::Set(di32, 0x20));
+#else
+  const auto mag = hn::IfThenElse(is_nan, hn::Set(di32, 0x20), code);
+#endif
+  return hn::Xor(hn::BitCast(DU32(), mag),
+                 hn::And(hn::ShiftRight<26>(bits), hn::Set(DU32(), 0x20u)));
 }
 
 // Codes of F (u32 lanes, < 64) -> float32 bits, exact.
@@ -114,15 +146,17 @@ struct Layout {
 };
 
 // One u8 vector of codes (< 64) -> V 24-bit groups (u32 lanes): group q holds codes
-// 4q .. 4q+3, code r in bits [6r, 6r + 6).
+// 4q .. 4q+3, code r in bits [6r, 6r + 6). Neighbours are joined in two steps: u16 lanes
+// c0 | c1 << 8 -> c0 | c1 << 6 (12 bits), then u32 lanes t0 | t1 << 16 -> t0 | t1 << 12;
+// each step's right shift moves the low field's bits below the high field's mask.
 HWY_INLINE hn::Vec<DU32> GroupsFromCodes(hn::Vec<DU8V> codes) {
   const DU32 du32;
-  const auto x = hn::BitCast(du32, codes);
-  const auto c0 = hn::And(x, hn::Set(du32, 0x3Fu));
-  const auto c1 = hn::And(hn::ShiftRight<2>(x), hn::Set(du32, 0x3Fu << 6));
-  const auto c2 = hn::And(hn::ShiftRight<4>(x), hn::Set(du32, 0x3Fu << 12));
-  const auto c3 = hn::And(hn::ShiftRight<6>(x), hn::Set(du32, 0x3Fu << 18));
-  return hn::Or(hn::Or(c0, c1), hn::Or(c2, c3));
+  const DU16 du16;
+  const auto x = hn::BitCast(du16, codes);
+  const auto t = hn::BitCast(
+      du32, hn::OrAnd(hn::And(x, hn::Set(du16, 0x3F)), hn::ShiftRight<2>(x), hn::Set(du16, 0xFC0)));
+  return hn::OrAnd(hn::And(t, hn::Set(du32, 0xFFFu)), hn::ShiftRight<4>(t),
+                   hn::Set(du32, 0xFFF000u));
 }
 
 // The inverse of GroupsFromCodes (bits 24-31 of each lane are ignored).
@@ -280,29 +314,38 @@ HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
   const Layout t;
   const DU8Q du8q;
   const size_t n = hn::Lanes(du32);
-  DecodeLoop<6, kOut>(src, dst, count, Chunk(),
-                      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
-                        constexpr bool kStream = decltype(stream)::value;
-                        HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
-                        UnpackThree(t, in, codes);
-                        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
-                          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
-                        };
-                        if constexpr (kOut == 32) {
-                          for (size_t j = 0; j < 16; ++j) {
-                            StoreOut<kStream>(at(j), du32,
-                                              reinterpret_cast<uint32_t*>(out) + j * n);
-                          }
-                        } else {
-                          const DU16 du16;
-                          for (size_t j = 0; j < 8; ++j) {
-                            const auto lo = hn::BitCast(du16, at(2 * j));
-                            const auto hi = hn::BitCast(du16, at(2 * j + 1));
-                            StoreOut<kStream>(hn::ConcatEven(du16, hi, lo), du16,
-                                              reinterpret_cast<uint16_t*>(out) + 2 * j * n);
-                          }
-                        }
-                      });
+  DecodeLoop<6, kOut>(
+      src, dst, count, Chunk(),
+      [&](const uint8_t* in, uint8_t* out, auto stream) TENSORCAST_LAMBDA_INLINE {
+        constexpr bool kStream = decltype(stream)::value;
+        HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
+        UnpackThree(t, in, codes);
+        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
+        };
+        if constexpr (kOut == 32) {
+          for (size_t j = 0; j < 16; ++j) {
+            StoreOut<kStream>(at(j), du32, reinterpret_cast<uint32_t*>(out) + j * n);
+          }
+        } else if constexpr (!kBf16 && TENSORCAST_NATIVE_F16) {
+          // Every 6-bit value is exact in float16: the hardware narrows.
+          const hn::Rebind<hwy::float16_t, DU32> dh;
+          for (size_t j = 0; j < 16; ++j) {
+            StoreOut<kStream>(
+                hn::DemoteTo(dh, hn::BitCast(DF32(), F32FromCode<F>(hn::PromoteTo(
+                                                         du32, hn::LoadU(du8q, codes + j * n))))),
+                dh, reinterpret_cast<hwy::float16_t*>(out) + j * n);
+          }
+        } else {
+          const DU16 du16;
+          for (size_t j = 0; j < 8; ++j) {
+            const auto lo = hn::BitCast(du16, at(2 * j));
+            const auto hi = hn::BitCast(du16, at(2 * j + 1));
+            StoreOut<kStream>(hn::ConcatEven(du16, hi, lo), du16,
+                              reinterpret_cast<uint16_t*>(out) + 2 * j * n);
+          }
+        }
+      });
 #endif
 }
 
