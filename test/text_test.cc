@@ -809,6 +809,95 @@ TEST(ArrowStrings, TryCastMakesNullsOfBadTextsAndCountsThem) {
             StatusCode::kUnsupported);
 }
 
+// Texts from the bytes of numbers, whitespace, the letters of inf / infinity / nan / true /
+// false and a few others, 0 to 40 bytes (so that some pass the 32-byte window), mostly
+// not numbers: the fast paths tell "no number at all" from uncommon spellings of numbers
+// (spaces, words, many digits) without the exact path. Each element of a try cast, on
+// every target, must be what the reference makes of that text alone.
+TEST(ArrowStrings, TryCastTellsTextsThatAreNoNumberFromUncommonNumbers) {
+  std::mt19937_64 rng(41);
+  const std::string alphabet = "0123456789000111+-.eE \t\ninfINFtyaAYnNrRuUlLsSx#\x80";
+  std::vector<std::string> texts = {"inf",
+                                    "-Infinity",
+                                    " +NaN ",
+                                    "\t7\n",
+                                    "1e123456789",
+                                    "5.",
+                                    "+.5",
+                                    "true",
+                                    " FALSE",
+                                    "tru",
+                                    "infini",
+                                    "nan1",
+                                    "1 ",
+                                    " ",
+                                    "",
+                                    "e",
+                                    "E5",
+                                    "1E+",
+                                    "-.e1",
+                                    std::string(33, '7'),
+                                    std::string(31, '1') + "e",
+                                    std::string(30, '2') + " x"};
+  for (int i = 0; i < 20000; ++i) {
+    const size_t len = rng() % 41;
+    std::string t;
+    for (size_t k = 0; k < len; ++k) t += alphabet[rng() % alphabet.size()];
+    texts.push_back(t);
+  }
+  // And numbers cut from the same alphabet's number part, so that both kinds are common.
+  for (int i = 0; i < 5000; ++i) {
+    const size_t len = 1 + rng() % 34;
+    std::string t = rng() % 3 == 0 ? "-" : "";
+    for (size_t k = 0; k < len; ++k) t += static_cast<char>('0' + rng() % 10);
+    if (rng() % 2) t += "e" + std::to_string(static_cast<int>(rng() % 40) - 20);
+    if (rng() % 4 == 0) t = " " + t;
+    texts.push_back(t);
+  }
+  const std::vector<bool> present(texts.size(), true);
+  const ArrowColumn c = MakeColumn(texts, present);
+  reference::Decimal scratch;
+  test::TargetLoop loop;
+  for (DT t : kNumeric) {
+    const int bits = BitWidth(t);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    std::vector<uint64_t> want(texts.size(), 0);
+    std::vector<uint8_t> good(texts.size(), 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      uint64_t code = 0;
+      good[i] = reference::ParseText(texts[i], t, CastOptions(), &scratch, &code);
+      want[i] = good[i] ? code & mask : 0;
+      bad += !good[i];
+    }
+    ASSERT_GT(bad, texts.size() / 2) << DataTypeName(t);
+    ASSERT_GT(texts.size() - bad, size_t{4000}) << DataTypeName(t);
+    loop.Run([&] {
+      ArrowStrings a;
+      a.offsets = c.offsets32.data();
+      a.data = c.data.data();
+      std::vector<uint8_t> out(StorageBytes(t, texts.size()), 0xA5);
+      std::vector<uint8_t> validity((texts.size() + 7) / 8, 0xEE);
+      TryCastNulls nulls;
+      nulls.validity = validity.data();
+      const Status s = TryCastFromArrowStrings(a, out.data(), t, texts.size(), &nulls);
+      ASSERT_TRUE(s.ok()) << DataTypeName(t) << ": " << s.message();
+      EXPECT_EQ(nulls.error_count, bad) << DataTypeName(t);
+      int failures = 0;
+      for (size_t i = 0; i < texts.size() && failures < 10; ++i) {
+        const bool bit = (validity[i / 8] >> (i % 8)) & 1;
+        const uint64_t got = LoadElement(out, bits, i);
+        if (got != want[i] || bit != (good[i] != 0)) {
+          ++failures;
+          ADD_FAILURE() << DataTypeName(t) << " \"" << texts[i] << "\": got " << test::Hex(got)
+                        << " valid " << bit << ", want " << test::Hex(want[i]) << " valid "
+                        << int{good[i]};
+        }
+      }
+    });
+  }
+}
+
 TEST(ArrowStrings, NullsWriteTheZeroCodeOfEveryTarget) {
   const ArrowColumn c = MakeColumn({"3", "", "1"}, {true, false, true});
   ArrowStrings a;

@@ -8,10 +8,12 @@
 //
 // A fill is an object with kScans (whether its fast path is Scan) and
 //   template <class Out> void operator()(size_t b, size_t n, unsigned char* out,
-//                                        uint64_t* pending_words) const;
+//                                        uint64_t* pending_words, uint64_t* bad_words) const;
 // which converts the texts [b, b + n) (n <= kFillBlock) into codes of type Out (the
 // target's width) at out[0, n) and returns the elements it did not decide as bits (bit j:
-// element b + j is null or needs the exact path; its code is then unspecified).
+// element b + j is null or needs the exact path; its code is then unspecified), and among
+// those the texts it found to be no number at all (bit j of bad_words: element b + j is
+// not null and the exact path would refuse it; a fill may leave such a text unmarked).
 //
 // These drivers are compiled for the baseline CPU wherever they are instantiated (this
 // header is included outside Highway's per-target regions); a per-target fill is called
@@ -78,9 +80,10 @@ inline void PutCode(unsigned char* out, size_t j, uint64_t code) {
   std::memcpy(out + j * sizeof(Out), &v, sizeof(Out));
 }
 
-// A text the fast path did not decide: the exact scan and fast codes (unless the fast
-// path was that scan), then the reference. False: not a number. (Never inlined: the drivers
-// call it rarely.)
+// A text the fast path did not decide: the exact scan, which alone refuses a text that is
+// not a number (but BOOL's words), and its fast codes (unless the fast path was that
+// scan), then the reference. False: not a number. (Never inlined: the drivers call it
+// rarely.)
 TENSORCAST_TEXT_HIDDEN bool ParseExact(std::string_view t, DataType type,
                                        const CastOptions& options, bool scan,
                                        std::unique_ptr<reference::Decimal>* scratch,
@@ -91,17 +94,28 @@ TENSORCAST_TEXT_HIDDEN bool ParseExact(std::string_view t, DataType type,
 enum class Resolved { kCode, kDone, kBad };
 
 // The elements of a block [b, b + n) that a fill left pending (pending_words), in index
-// order: a null becomes code 0 (rule.zero; otherwise a null error), another text goes to
-// decide(j, text, &code); a text that is not a number becomes code 0 with its bit set in
-// rule.bad (when given; otherwise a parse error); put(j, code) takes each code. Returns the
-// count of elements settled before the first error (n without one), *error set when there
-// is one.
+// order: a null becomes code 0 (rule.zero; otherwise a null error), a text the fill found
+// to be no number (bad_words) is not a number, another text goes to decide(j, text,
+// &code); a text that is not a number becomes code 0 with its bit set in rule.bad (when
+// given; otherwise a parse error); put(j, code) takes each code. Returns the count of
+// elements settled before the first error (n without one), *error set when there is one.
 template <class Get, class Decide, class Put>
-size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, size_t n,
-                      size_t first, DataType type, NullRule rule, const Decide& decide,
-                      const Put& put, Status* error) {
+size_t ResolvePending(const Get& get, const uint64_t* pending_words, const uint64_t* bad_words,
+                      size_t b, size_t n, size_t first, DataType type, NullRule rule,
+                      const Decide& decide, const Put& put, Status* error) {
   for (size_t w = 0; w * 64 < n; ++w) {
-    for (uint64_t pending = pending_words[w]; pending != 0; pending &= pending - 1) {
+    uint64_t left = pending_words[w];
+    if (rule.bad != nullptr && rule.zero) {
+      // No error can stop the block: the texts that are no number are settled first, as
+      // whole words of bits.
+      const uint64_t bad = left & bad_words[w];
+      const size_t i = first + b + w * 64;  // a multiple of 64 in every caller (whole words)
+      rule.bad[i / 64] |= bad << (i % 64);
+      if (i % 64 != 0 && (bad >> (64 - i % 64)) != 0) rule.bad[i / 64 + 1] |= bad >> (64 - i % 64);
+      for (uint64_t z = bad; z != 0; z &= z - 1) put(w * 64 + __builtin_ctzll(z), 0);
+      left ^= bad;
+    }
+    for (uint64_t pending = left; pending != 0; pending &= pending - 1) {
       const size_t j = w * 64 + static_cast<size_t>(__builtin_ctzll(pending));
       std::string_view t;
       uint64_t code = 0;
@@ -111,7 +125,7 @@ size_t ResolvePending(const Get& get, const uint64_t* pending_words, size_t b, s
           return j;
         }
       } else {
-        const Resolved r = decide(j, t, &code);
+        const Resolved r = (bad_words[w] >> (j % 64)) & 1 ? Resolved::kBad : decide(j, t, &code);
         if (r == Resolved::kBad) {
           if (rule.bad == nullptr) {
             *error = ParseError(first + b + j, t, type);
@@ -151,11 +165,11 @@ Status ParseScalar(const Get& get, const Fill& fill, size_t first, void* dst, Da
   auto* out = reinterpret_cast<unsigned char*>(codes);
   for (size_t b = 0; b < count; b += kFillBlock) {
     const size_t n = std::min(kFillBlock, count - b);
-    uint64_t pending_words[kFillBlock / 64];
-    fill.template operator()<Out>(b, n, out, pending_words);
+    uint64_t pending_words[kFillBlock / 64], bad_words[kFillBlock / 64];
+    fill.template operator()<Out>(b, n, out, pending_words, bad_words);
     Status error;
     const size_t good = ResolvePending(
-        get, pending_words, b, n, first, type, rule,
+        get, pending_words, bad_words, b, n, first, type, rule,
         [&](size_t, std::string_view t, uint64_t* code) {
           return ParseExact(t, type, options, !Fill::kScans, &scratch, code) ? Resolved::kCode
                                                                              : Resolved::kBad;
@@ -187,12 +201,13 @@ Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, Da
   std::unique_ptr<reference::Decimal> scratch;
   for (size_t b = 0; b < count; b += kBlock) {
     const size_t n = std::min(kBlock, count - b);
-    uint64_t pending_words[kBlock / 64];
-    fill.template operator()<uint32_t>(b, n, reinterpret_cast<unsigned char*>(f32), pending_words);
+    uint64_t pending_words[kBlock / 64], bad_words[kBlock / 64];
+    fill.template operator()<uint32_t>(b, n, reinterpret_cast<unsigned char*>(f32), pending_words,
+                                       bad_words);
     size_t patches = 0;
     Status error;
     const size_t good = ResolvePending(
-        get, pending_words, b, n, first, type, rule,
+        get, pending_words, bad_words, b, n, first, type, rule,
         [&](size_t j, std::string_view t, uint64_t* code) {
           Scanned s;
           if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;

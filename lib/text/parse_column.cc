@@ -68,7 +68,13 @@ __attribute__((noinline)) bool ParseExact(std::string_view t, DataType type,
                                           uint64_t* code) {
   if (!MayBeNumber(t)) return false;
   Scanned s;
-  if (scan && Scan(t, &s) && FastCode(s, type, code)) return true;
+  // Scan reads the whole syntax (docs/semantics.md, "Strings"): a text it refuses is not a
+  // number, and only BOOL's words need the reference then.
+  if (!Scan(t, &s)) {
+    if (type != DataType::kBool) return false;
+  } else if (scan && FastCode(s, type, code)) {
+    return true;
+  }
   if (!*scratch) *scratch = std::make_unique<reference::Decimal>();
   return reference::ParseText(t, type, options, scratch->get(), code);
 }
@@ -103,21 +109,27 @@ struct OddF32Convert {  // the narrow floats: float32 rounded to odd
   }
 };
 
-// Through Scan, one text at a time.
+// Through Scan, one text at a time. A text Scan refuses is no number (but for BOOL, whose
+// words only the reference reads: `words`).
 template <class Get, class Convert>
 struct ScanFill {
   static constexpr bool kScans = true;
   const Get& get;
   Convert convert;
+  bool words = false;
   template <class Out>
-  void operator()(size_t b, size_t n, unsigned char* out, uint64_t* pending_words) const {
-    for (size_t w = 0; w * 64 < n; ++w) pending_words[w] = 0;
+  void operator()(size_t b, size_t n, unsigned char* out, uint64_t* pending_words,
+                  uint64_t* bad_words) const {
+    for (size_t w = 0; w * 64 < n; ++w) pending_words[w] = bad_words[w] = 0;
     for (size_t j = 0; j < n; ++j) {
       std::string_view t;
       Scanned s;
       uint64_t code = 0;
-      if (!(get(b + j, &t) && Scan(t, &s) && convert(s, &code))) {
+      const bool present = get(b + j, &t);
+      const bool scanned = present && Scan(t, &s);
+      if (!(scanned && convert(s, &code))) {
         pending_words[j / 64] |= uint64_t{1} << (j % 64);
+        bad_words[j / 64] |= static_cast<uint64_t>(present && !scanned && !words) << (j % 64);
       }
       PutCode<Out>(out, j, code);
     }
@@ -140,7 +152,7 @@ Status ParseWithScan(const Get& get, size_t first, void* dst, DataType type, siz
     const ScanFill<Get, TableConvert<23, 8>> scan{get, {type, PowersOf10()}};
     return ParseScalar<32>(get, scan, first, dst, type, count, options, rule);
   }
-  const ScanFill<Get, FastCodeConvert> scan{get, {type}};
+  const ScanFill<Get, FastCodeConvert> scan{get, {type}, type == DataType::kBool};
   switch (BitWidth(type)) {
     case 64: return ParseScalar<64>(get, scan, first, dst, type, count, options, rule);
     case 32: return ParseScalar<32>(get, scan, first, dst, type, count, options, rule);

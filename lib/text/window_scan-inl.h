@@ -11,7 +11,8 @@
 // byte outside it is read), byte compares into bit masks of digits, '.', 'e' and signs, the
 // syntax checked with bit operations, the digits gathered (vpcompressb) and spread to their
 // places (vpexpandb), then converted 8 at a time with multiply-adds. Anything else (spaces,
-// words, longer texts) is not such a text and goes to Scan. The number is then rounded by
+// words, longer texts) is not such a text and goes to Scan, unless WindowNoNumber finds it
+// to be no number at all (a block of mostly bad texts). The number is then rounded by
 // DecimalToIeee (decimal_to_binary.h) or, for integer targets, taken directly.
 #if defined(TENSORCAST_LIB_TEXT_WINDOW_SCAN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TENSORCAST_LIB_TEXT_WINDOW_SCAN_INL_H_
@@ -33,6 +34,7 @@
 #include "lib/text/parse_column.h"
 #include "lib/text/scan_number.h"
 #include "lib/text/shortest.h"
+#include "lib/tuning.h"
 #include "lib/type_facts.h"
 #include "tensorcast/cast_options.h"
 #include "tensorcast/data_type.h"
@@ -64,18 +66,24 @@ struct WindowScan {
   uint8_t ok;
 };
 
+// The 32-byte window of a text of len & 63 bytes (see ScanWindowDigits' `plain_limit`), the
+// bytes past it zero.
+inline __m256i LoadWindow(const char* p, size_t len, uintptr_t plain_limit, __mmask32* valid) {
+  *valid = _bzhi_u32(~0u, static_cast<unsigned>(len & 63));
+  // (A masked load costs several times a plain one on the CPUs measured, and the AND with
+  // the mask as a vector keeps the compiler from making the plain load a masked one.)
+  return reinterpret_cast<uintptr_t>(p) - 1 < plain_limit  // (p null: masked)
+             ? _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+                                _mm256_movm_epi8(*valid))
+             : _mm256_maskz_loadu_epi8(*valid, p);
+}
+
 // `plain_limit`: the last address from which 32 bytes may be read (0: none), so that a
 // text starting at or before it is read with one plain load; after it, with a masked load that
 // reads the text's bytes only.
 inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, WindowScan* out) {
-  const int n = static_cast<int>(len & 63);
-  const __mmask32 valid = _bzhi_u32(~0u, static_cast<unsigned>(n));
-  // (A masked load costs several times a plain one on the CPUs measured, and the AND with
-  // the mask as a vector keeps the compiler from making the plain load a masked one.)
-  const __m256i x = reinterpret_cast<uintptr_t>(p) - 1 < plain_limit  // (p null: masked)
-                        ? _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
-                                           _mm256_movm_epi8(valid))
-                        : _mm256_maskz_loadu_epi8(valid, p);
+  __mmask32 valid;
+  const __m256i x = LoadWindow(p, len, plain_limit, &valid);
   const __m256i d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));  // 0 past the end
   const uint64_t digit = _mm256_mask_cmple_epu8_mask(valid, d, _mm256_set1_epi8(9));
   const uint64_t dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
@@ -87,8 +95,9 @@ inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, W
   // the compiler makes no branch of them. Every byte is a digit, '.', 'e' or a sign; at
   // most one '.' and one 'e'; signs only first and right after the 'e'; the '.' before
   // the 'e'.
-  uint64_t bad = ((len - 1) >> 5) | ((digit | dot | e | sign) ^ valid) | (dot & (dot - 1)) |
-                 (e & (e - 1)) | (sign & ~((e << 1) | 1)) | (dot & (0 - e));
+  const uint64_t other = (digit | dot | e | sign) ^ valid;
+  uint64_t bad = ((len - 1) >> 5) | other | (dot & (dot - 1)) | (e & (e - 1)) |
+                 (sign & ~((e << 1) | 1)) | (dot & (0 - e));
   // With one 'e' at most, e - 1 is the mantissa (every byte without one). The mantissa
   // has 1 to 24 digits; the exponent, when there is one, 1 to 8.
   const uint64_t mdig = digit & (e - 1);
@@ -97,16 +106,59 @@ inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, W
   const int ec = static_cast<int>(_mm_popcnt_u64(edig));
   bad |= static_cast<uint64_t>(static_cast<unsigned>(nd - 1) > 23) |
          static_cast<uint64_t>(static_cast<unsigned>(ec + (e == 0 ? 1 : 0) - 1) > 7);
-  // Gathered to the low bytes (compress), then spread to their places (expand).
+  // Gathered to the low bytes (compress), then spread to their places (expand). A text
+  // with a byte of no such text (words, most bad texts) gets no digits and no fraction:
+  // the second half then reads a zero, the converts' cheapest input. (`other` is known
+  // early: testing all of `bad` here would lengthen the chain before the stores.)
+  const uint64_t keep = 0 - static_cast<uint64_t>(other == 0);
   const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), d);
-  const __mmask32 place = (0xFFFFFFu ^ _bzhi_u32(0xFFFFFFu, static_cast<unsigned>(24 - nd))) |
-                          ~_bzhi_u32(~0u, static_cast<unsigned>(32 - ec));
+  const __mmask32 place = ((0xFFFFFFu ^ _bzhi_u32(0xFFFFFFu, static_cast<unsigned>(24 - nd))) |
+                           ~_bzhi_u32(~0u, static_cast<unsigned>(32 - ec))) &
+                          static_cast<uint32_t>(keep);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->digits),
                       _mm256_maskz_expand_epi8(place, packed));
-  out->fraction = static_cast<int32_t>(_mm_popcnt_u64(mdig & (0 - (dot << 1))));
+  out->fraction = static_cast<int32_t>(_mm_popcnt_u64(mdig & (0 - (dot << 1)) & keep));
   out->neg = static_cast<uint8_t>(minus & 1);
   out->eneg = static_cast<uint8_t>((minus & (e << 1)) != 0);
   out->ok = static_cast<uint8_t>(bad == 0);
+}
+
+// Whether a text that is not of the common form is no number at all (Scan would refuse it
+// too), known for texts of 0 to 32 bytes: a byte that no number holds (anything but
+// digits, '.', 'e', signs, whitespace and the letters of inf, infinity and nan), or only
+// digits, '.', 'e' and signs in an order Scan refuses (ScanWindowDigits' checks without its
+// digit counts), or nothing. Called for the texts the window scan leaves, so that a column
+// of bad texts does not take the exact path for each.
+HWY_INLINE bool WindowNoNumber(const char* p, size_t len, uintptr_t plain_limit) {
+  __mmask32 valid;
+  const __m256i x = LoadWindow(p, len, plain_limit, &valid);
+  const __m256i d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));
+  const uint64_t digit = _mm256_mask_cmple_epu8_mask(valid, d, _mm256_set1_epi8(9));
+  const uint64_t dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
+  const uint64_t e =
+      _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
+  const uint64_t sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) |
+                        _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
+  const uint64_t other = (digit | dot | e | sign) ^ valid;
+  // Whitespace (0x09-0x0D, ' ') and a, f, i, n, t, y in either case, by nibble tables (bit
+  // 1: 0x0_ with 9-D; 2: 0x2_ with 0; 4: 0x4_/0x6_ with 1, 6, 9, E; 8: 0x5_/0x7_ with 4, 9).
+  const __m256i lo_table = _mm256_setr_epi8(2, 4, 0, 0, 8, 0, 4, 0, 0, 13, 1, 1, 1, 1, 4, 0,  //
+                                            2, 4, 0, 0, 8, 0, 4, 0, 0, 13, 1, 1, 1, 1, 4, 0);
+  const __m256i hi_table = _mm256_setr_epi8(1, 0, 2, 0, 4, 8, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                                            1, 0, 2, 0, 4, 8, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i cls = _mm256_and_si256(
+      _mm256_shuffle_epi8(lo_table, _mm256_and_si256(x, nibble)),
+      _mm256_shuffle_epi8(hi_table, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+  const uint64_t word_or_space = _mm256_test_epi8_mask(cls, cls);
+  // With whitespace or a word, Scan decides. (No branch on the text: bad texts come in
+  // every shape.)
+  const uint64_t mdig = digit & (e - 1);
+  const bool wrong_order =
+      (other == 0) &
+      ((((dot & (dot - 1)) | (e & (e - 1)) | (sign & ~((e << 1) | 1)) | (dot & (0 - e))) != 0) |
+       (mdig == 0) | ((e != 0) & (digit == mdig)));
+  return (len <= 32) & ((len == 0) | ((other & ~word_or_space) != 0) | wrong_order);
 }
 
 // Second half: the number of a WindowScan with ok set, as Scan would give it (digits:
@@ -190,11 +242,12 @@ struct WindowFill {
   template <class Out>
   __attribute__((target(HWY_TARGET_STR ",lzcnt"))) void operator()(size_t b, size_t n,
                                                                    unsigned char* out,
-                                                                   uint64_t* pending_words) const {
+                                                                   uint64_t* pending_words,
+                                                                   uint64_t* bad_words) const {
     const Get texts = get;  // a local copy, which the stores below cannot alias
     const uintptr_t limit = plain_limit;
     WindowScan ws[kScanBlock];
-    for (size_t w = 0; w * 64 < n; ++w) pending_words[w] = 0;
+    for (size_t w = 0; w * 64 < n; ++w) pending_words[w] = bad_words[w] = 0;
     for (size_t k = 0; k < n; k += kScanBlock) {
       const size_t m = std::min(kScanBlock, n - k);
       for (size_t j = 0; j < m; ++j) {
@@ -204,7 +257,8 @@ struct WindowFill {
         }
         ScanWindowDigits(t.data(), t.size(), limit, &ws[j]);
       }
-      uint64_t decided_bits = texts.Present(b + k, m);
+      const uint64_t present = texts.Present(b + k, m);
+      uint64_t decided_bits = present;
       for (size_t j = 0; j < m; ++j) {
         Scanned s;
         uint64_t code = 0;
@@ -213,7 +267,18 @@ struct WindowFill {
         PutCode<Out>(out, k + j, code);
         decided_bits &= ~(static_cast<uint64_t>(!((ws[j].ok != 0) & in_range & decided)) << j);
       }
-      pending_words[k / 64] |= (~decided_bits & ((uint64_t{1} << m) - 1)) << (k % 64);
+      const uint64_t pending = ~decided_bits & ((uint64_t{1} << m) - 1);
+      pending_words[k / 64] |= pending << (k % 64);
+      // A block that leaves many texts is told which are no number at all, one at a time;
+      // a few undecided texts (and many columns have some) go to the exact path as they are.
+      uint64_t no_number = 0, left = pending & present;
+      if (static_cast<size_t>(__builtin_popcountll(left)) < tuning::kNoNumberMinPending) left = 0;
+      for (; left != 0; left &= left - 1) {
+        const size_t j = static_cast<size_t>(__builtin_ctzll(left));
+        const std::string_view t = texts.Text(b + k + j);
+        no_number |= static_cast<uint64_t>(WindowNoNumber(t.data(), t.size(), limit)) << j;
+      }
+      bad_words[k / 64] |= no_number << (k % 64);
     }
   }
 };
