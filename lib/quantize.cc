@@ -670,8 +670,9 @@ Status Run(const QuantizePlan& p) {
     }
     alignas(64) float xa[kChunk];
     alignas(64) float out[kChunk];
-    for (size_t e = begin; e < end; e += kChunk) {
-      const size_t n = std::min(kChunk, end - e);
+    const size_t step = tables.stream ? tuning::kQuantizeStreamChunkElements : kChunk;
+    for (size_t e = begin; e < end; e += step) {
+      const size_t n = std::min(step, end - e);
       if (p.quantize) {
         QuantizeChunk(p, tables, e, n, xa, out);
       } else {

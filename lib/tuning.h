@@ -136,6 +136,15 @@ constexpr size_t kSplitMemcpyMinBlock = 4096;
 // float32 buffers of a chunk (32 KiB) sit in L1/L2 on every supported core; larger chunks
 // spread the per-chunk calls (one Cast each way and one kernel dispatch per run) thinner.
 constexpr size_t kQuantizeChunkElements = 4096;
+// Calls whose output streams (out of cache) take chunks of this many elements instead (a
+// divisor of kQuantizeChunkElements): x is read only in the first of a chunk's passes, and
+// the hardware prefetcher keeps x's stream going through the later ones only when they are
+// short. Zen 4, QuantizeLinear FLOAT -> FLOAT8E4M3FN per tensor out of cache: 0.46-0.55 ns
+// per element with 4096, 0.35-0.38 with 1024 (in cache 4096 stays: fewer per-chunk calls).
+constexpr size_t kQuantizeStreamChunkElements = 1024;
+static_assert(kQuantizeChunkElements % kQuantizeStreamChunkElements == 0 &&
+                  kQuantizeStreamChunkElements % 8 == 0,
+              "streamed quantize chunks tile the buffers and start on whole packed bytes");
 
 // --- Parallel calls (a Runner in CastOptions or Split) ----------------------------------
 // Calls that move fewer bytes (source + destination) than this run on the calling thread
