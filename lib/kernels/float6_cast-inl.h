@@ -320,9 +320,10 @@ HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
         constexpr bool kStream = decltype(stream)::value;
         HWY_ALIGN uint8_t codes[4 * HWY_MAX_BYTES];
         UnpackThree(t, in, codes);
-        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
-          return value(hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n)));
+        const auto code_at = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+          return hn::PromoteTo(du32, hn::LoadU(du8q, codes + j * n));
         };
+        const auto at = [&](size_t j) TENSORCAST_LAMBDA_INLINE { return value(code_at(j)); };
         if constexpr (kOut == 32) {
           for (size_t j = 0; j < 16; ++j) {
             StoreOut<kStream>(at(j), du32, reinterpret_cast<uint32_t*>(out) + j * n);
@@ -331,10 +332,8 @@ HWY_INLINE void Decode(const void* src, void* dst, size_t count) {
           // Every 6-bit value is exact in float16: the hardware narrows.
           const hn::Rebind<hwy::float16_t, DU32> dh;
           for (size_t j = 0; j < 16; ++j) {
-            StoreOut<kStream>(
-                hn::DemoteTo(dh, hn::BitCast(DF32(), F32FromCode<F>(hn::PromoteTo(
-                                                         du32, hn::LoadU(du8q, codes + j * n))))),
-                dh, reinterpret_cast<hwy::float16_t*>(out) + j * n);
+            StoreOut<kStream>(hn::DemoteTo(dh, hn::BitCast(DF32(), F32FromCode<F>(code_at(j)))), dh,
+                              reinterpret_cast<hwy::float16_t*>(out) + j * n);
           }
         } else {
           const DU16 du16;

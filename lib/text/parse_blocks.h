@@ -80,10 +80,10 @@ inline void PutCode(unsigned char* out, size_t j, uint64_t code) {
   std::memcpy(out + j * sizeof(Out), &v, sizeof(Out));
 }
 
-// A text the fast path did not decide: the exact scan, which alone refuses a text that is
-// not a number (but BOOL's words), and its fast codes (unless the fast path was that
-// scan), then the reference. False: not a number. (Never inlined: the drivers call it
-// rarely.)
+// A text the fast path did not decide: unless the fast path was the exact scan (`scan`
+// false: the fill reported the texts it refused), that scan, which alone refuses a text
+// that is not a number (but BOOL's words), and its fast codes; then the reference. False:
+// not a number. (Never inlined: the drivers call it rarely.)
 TENSORCAST_TEXT_HIDDEN bool ParseExact(std::string_view t, DataType type,
                                        const CastOptions& options, bool scan,
                                        std::unique_ptr<reference::Decimal>* scratch,
@@ -209,8 +209,11 @@ Status ParseNarrow(const Get& get, const Fill& fill, size_t first, void* dst, Da
     const size_t good = ResolvePending(
         get, pending_words, bad_words, b, n, first, type, rule,
         [&](size_t j, std::string_view t, uint64_t* code) {
-          Scanned s;
-          if (!Fill::kScans && Scan(t, &s) && ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;
+          if (!Fill::kScans) {  // the exact scan's refusal is final (no narrow float is BOOL)
+            Scanned s;
+            if (!Scan(t, &s)) return Resolved::kBad;
+            if (ToF32RoundToOdd(s, &f32[j])) return Resolved::kDone;
+          }
           return ParseExact(t, type, options, false, &scratch, code) ? Resolved::kCode
                                                                      : Resolved::kBad;
         },

@@ -67,13 +67,15 @@ __attribute__((noinline)) bool ParseExact(std::string_view t, DataType type,
                                           std::unique_ptr<reference::Decimal>* scratch,
                                           uint64_t* code) {
   if (!MayBeNumber(t)) return false;
-  Scanned s;
-  // Scan reads the whole syntax (docs/semantics.md, "Strings"): a text it refuses is not a
-  // number, and only BOOL's words need the reference then.
-  if (!Scan(t, &s)) {
-    if (type != DataType::kBool) return false;
-  } else if (scan && FastCode(s, type, code)) {
-    return true;
+  if (scan) {
+    // Scan reads the whole syntax (docs/semantics.md, "Strings"): a text it refuses is not
+    // a number, and only BOOL's words need the reference then.
+    Scanned s;
+    if (!Scan(t, &s)) {
+      if (type != DataType::kBool) return false;
+    } else if (FastCode(s, type, code)) {
+      return true;
+    }
   }
   if (!*scratch) *scratch = std::make_unique<reference::Decimal>();
   return reference::ParseText(t, type, options, scratch->get(), code);

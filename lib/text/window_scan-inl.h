@@ -78,26 +78,41 @@ inline __m256i LoadWindow(const char* p, size_t len, uintptr_t plain_limit, __mm
              : _mm256_maskz_loadu_epi8(*valid, p);
 }
 
+// A window's bytes as bit masks (bit i: byte i): digits (with `d`, the bytes minus '0',
+// 0 past the end), '.', 'e' / 'E', '-', signs, and `other`, the bytes that are none of
+// these; `order` is non-zero when those bytes stand in an order no number has (two '.'
+// or 'e', a sign neither first nor right after the 'e', a '.' after the 'e').
+struct WindowBytes {
+  __m256i d;
+  uint64_t digit, dot, e, minus, sign, other, order;
+};
+
+inline WindowBytes ClassifyWindow(__m256i x, __mmask32 valid) {
+  WindowBytes c;
+  c.d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));
+  c.digit = _mm256_mask_cmple_epu8_mask(valid, c.d, _mm256_set1_epi8(9));
+  c.dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
+  c.e = _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
+  c.minus = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
+  c.sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) | c.minus;
+  c.other = (c.digit | c.dot | c.e | c.sign) ^ valid;
+  c.order = (c.dot & (c.dot - 1)) | (c.e & (c.e - 1)) | (c.sign & ~((c.e << 1) | 1)) |
+            (c.dot & (0 - c.e));
+  return c;
+}
+
 // `plain_limit`: the last address from which 32 bytes may be read (0: none), so that a
 // text starting at or before it is read with one plain load; after it, with a masked load that
 // reads the text's bytes only.
 inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, WindowScan* out) {
   __mmask32 valid;
   const __m256i x = LoadWindow(p, len, plain_limit, &valid);
-  const __m256i d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));  // 0 past the end
-  const uint64_t digit = _mm256_mask_cmple_epu8_mask(valid, d, _mm256_set1_epi8(9));
-  const uint64_t dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
-  const uint64_t e =
-      _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
-  const uint64_t minus = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
-  const uint64_t sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) | minus;
+  const WindowBytes c = ClassifyWindow(x, valid);
+  const uint64_t digit = c.digit, dot = c.dot, e = c.e, minus = c.minus, other = c.other;
   // Every condition is an integer that is non-zero when it fails, combined with | so that
-  // the compiler makes no branch of them. Every byte is a digit, '.', 'e' or a sign; at
-  // most one '.' and one 'e'; signs only first and right after the 'e'; the '.' before
-  // the 'e'.
-  const uint64_t other = (digit | dot | e | sign) ^ valid;
-  uint64_t bad = ((len - 1) >> 5) | other | (dot & (dot - 1)) | (e & (e - 1)) |
-                 (sign & ~((e << 1) | 1)) | (dot & (0 - e));
+  // the compiler makes no branch of them. Every byte is a digit, '.', 'e' or a sign, in an
+  // order a number has (WindowBytes::order).
+  uint64_t bad = ((len - 1) >> 5) | other | c.order;
   // With one 'e' at most, e - 1 is the mantissa (every byte without one). The mantissa
   // has 1 to 24 digits; the exponent, when there is one, 1 to 8.
   const uint64_t mdig = digit & (e - 1);
@@ -111,7 +126,7 @@ inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, W
   // the second half then reads a zero, the converts' cheapest input. (`other` is known
   // early: testing all of `bad` here would lengthen the chain before the stores.)
   const uint64_t keep = 0 - static_cast<uint64_t>(other == 0);
-  const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), d);
+  const __m256i packed = _mm256_maskz_compress_epi8(static_cast<__mmask32>(mdig | edig), c.d);
   const __mmask32 place = ((0xFFFFFFu ^ _bzhi_u32(0xFFFFFFu, static_cast<unsigned>(24 - nd))) |
                            ~_bzhi_u32(~0u, static_cast<unsigned>(32 - ec))) &
                           static_cast<uint32_t>(keep);
@@ -132,14 +147,7 @@ inline void ScanWindowDigits(const char* p, size_t len, uintptr_t plain_limit, W
 HWY_INLINE bool WindowNoNumber(const char* p, size_t len, uintptr_t plain_limit) {
   __mmask32 valid;
   const __m256i x = LoadWindow(p, len, plain_limit, &valid);
-  const __m256i d = _mm256_maskz_sub_epi8(valid, x, _mm256_set1_epi8('0'));
-  const uint64_t digit = _mm256_mask_cmple_epu8_mask(valid, d, _mm256_set1_epi8(9));
-  const uint64_t dot = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('.'));
-  const uint64_t e =
-      _mm256_cmpeq_epi8_mask(_mm256_or_si256(x, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('e'));
-  const uint64_t sign = _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('+')) |
-                        _mm256_cmpeq_epi8_mask(x, _mm256_set1_epi8('-'));
-  const uint64_t other = (digit | dot | e | sign) ^ valid;
+  const WindowBytes c = ClassifyWindow(x, valid);
   // Whitespace (0x09-0x0D, ' ') and a, f, i, n, t, y in either case, by nibble tables (bit
   // 1: 0x0_ with 9-D; 2: 0x2_ with 0; 4: 0x4_/0x6_ with 1, 6, 9, E; 8: 0x5_/0x7_ with 4, 9).
   const __m256i lo_table = _mm256_setr_epi8(2, 4, 0, 0, 8, 0, 4, 0, 0, 13, 1, 1, 1, 1, 4, 0,  //
@@ -153,12 +161,10 @@ HWY_INLINE bool WindowNoNumber(const char* p, size_t len, uintptr_t plain_limit)
   const uint64_t word_or_space = _mm256_test_epi8_mask(cls, cls);
   // With whitespace or a word, Scan decides. (No branch on the text: bad texts come in
   // every shape.)
-  const uint64_t mdig = digit & (e - 1);
+  const uint64_t mdig = c.digit & (c.e - 1);
   const bool wrong_order =
-      (other == 0) &
-      ((((dot & (dot - 1)) | (e & (e - 1)) | (sign & ~((e << 1) | 1)) | (dot & (0 - e))) != 0) |
-       (mdig == 0) | ((e != 0) & (digit == mdig)));
-  return (len <= 32) & ((len == 0) | ((other & ~word_or_space) != 0) | wrong_order);
+      (c.other == 0) & ((c.order != 0) | (mdig == 0) | ((c.e != 0) & (c.digit == mdig)));
+  return (len <= 32) & ((len == 0) | ((c.other & ~word_or_space) != 0) | wrong_order);
 }
 
 // Second half: the number of a WindowScan with ok set, as Scan would give it (digits:
