@@ -17,9 +17,12 @@
 #include "lib/block_scale_rules.h"
 #include "lib/check.h"
 #include "lib/dispatch/block_scale_kernels.h"
+#include "lib/dispatch/quantize_kernels.h"
 #include "lib/dispatch/route_plan.h"
 #include "lib/dispatch/stream_copy.h"
 #include "lib/parallel.h"
+#include "lib/quantize_plan.h"
+#include "lib/quantize_runs.h"
 #include "lib/reference/reference_cast.h"
 #include "lib/tuning.h"
 #include "lib/type_facts.h"
@@ -524,6 +527,71 @@ Status Nvfp4FloatScales(const void* scale_codes, size_t n, float g, std::vector<
   return DequantizeLinear(codes, gv, nullptr, s->data(), T::kFloat, a);
 }
 
+// NVFP4 along the contiguous axis with blocks that tile the rows and the chunks: one pass
+// over x after the tensor scale g, chunk by chunk (each chunk's block scales, then its
+// codes), with the arithmetic of QuantizeNvfp4Checked's general path.
+bool Nvfp4OnePassTakes(const Layout& l) {
+  return l.inner == 1 && l.dim % l.block == 0 && kChunk % l.block == 0 &&
+         tuning::kQuantizeStreamChunkElements % l.block == 0;
+}
+
+void Nvfp4OnePass(const void* x, T x_type, const Layout& l, float g, void* codes, uint8_t* scales,
+                  const Runner* runner) {
+  const T elem = T::kFloat4E2M1;
+  const size_t out_bytes = StorageBytes(elem, l.count);
+  const bool stream = out_bytes >= tuning::StreamBytes(tuning::kCastLoopStreamBytes);
+  const size_t step = stream ? tuning::kQuantizeStreamChunkElements : kChunk;
+  const size_t chunks = (l.count + step - 1) / step;
+  const double six_g = 6.0 * static_cast<double>(g);  // exact: 26 bits
+  // The chunk as QuantizeLinear's blocked layout along the contiguous axis: its scales
+  // start at the chunk's first block.
+  QuantizePlan plan;
+  plan.granularity = Granularity::kBlocked;
+  plan.dim = l.block;
+  plan.block = l.block;
+  plan.blocks = 1;
+  const size_t bytes = StorageBytes(x_type, l.count) + out_bytes;
+  ForRanges(runner, chunks, bytes, [&](size_t begin, size_t end) {
+    alignas(64) float xa[kChunk];
+    alignas(64) float q[kChunk];
+    alignas(64) unsigned char staged[kChunk / 2];
+    std::vector<double> quotient(step / l.block);
+    std::vector<float> block_scale(step / l.block);
+    for (size_t c = begin; c < end; ++c) {
+      const size_t e0 = c * step, n = std::min(step, l.count - e0), nb = n / l.block;
+      const float* xf = AsFloat(x, x_type, e0, n, xa);
+      // Block scale codes: E4M3FN of amax_b / (6 g), the exact quotient rounded once, at
+      // least 0x01; 0x7F for a block holding a NaN or an infinity. The double quotient is
+      // within 2^-53 (relative) of the exact one, which is at least 2^-31 away from every
+      // E4M3 midpoint it does not equal (a 24-bit amax over the 26-bit 6 g): rounding it
+      // gives the same code.
+      dispatch::AmaxQuotients(xf, nb, l.block, six_g, quotient.data());
+      uint8_t* sc = scales + e0 / l.block;
+      CastChunk(quotient.data(), T::kDouble, sc, T::kFloat8E4M3FN, nb, true);
+      for (size_t b = 0; b < nb; ++b) {
+        if (std::isnan(quotient[b])) {
+          sc[b] = 0x7F;
+        } else if (sc[b] == 0) {
+          sc[b] = 0x01;
+        }
+      }
+      // S = fl(value(c) * g), DequantizeLinear's product; NaN for 0x7F.
+      CastChunk(sc, T::kFloat8E4M3FN, block_scale.data(), T::kFloat, nb, true);
+      for (size_t b = 0; b < nb; ++b) block_scale[b] *= g;
+      const QdqChunk chunk{&plan, block_scale.data(), nullptr, 0};
+      dispatch::QuantizeQuotientF32(chunk, xf, n, q);
+      void* dst = const_cast<void*>(At(codes, elem, e0));
+      if (stream) {
+        CastChunk(q, T::kFloat, staged, elem, n, true);
+        dispatch::StreamCopy(staged, dst, StorageBytes(elem, n));
+      } else {
+        CastChunk(q, T::kFloat, dst, elem, n, true);
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
 Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, float* global_scale,
                             bool given, const BlockScaleOptions& o) {
   const char* fn = "QuantizeNvfp4";
@@ -555,17 +623,27 @@ Status QuantizeNvfp4Checked(const TensorView& x, void* codes, void* scales, floa
     if (o.stats != nullptr) *o.stats = CastStats();
     return Status::Ok();
   }
-  // Block scale codes: E4M3FN of amax_b / (6 g), the exact quotient rounded once, at least
-  // 0x01; NaN for a block holding a NaN or an infinity. The double quotient is within 2^-53
-  // (relative) of the exact one, which is at least 2^-31 away from every E4M3 midpoint it
-  // does not equal (a 24-bit amax over the 26-bit 6 g): rounding it gives the same code.
+  auto* sc = static_cast<uint8_t*>(scales);
+  if (Nvfp4OnePassTakes(l)) {
+    Nvfp4OnePass(x.data, x.type, l, g, codes, sc, o.runner);
+    *global_scale = g;
+    if (o.stats != nullptr) {
+      std::vector<float> fs;
+      s = Nvfp4FloatScales(sc, n_scales, g, &fs);
+      if (!s.ok()) return Renamed(fn, s);
+      const std::vector<double> table(fs.begin(), fs.end());
+      FillStats(x.data, x.type, codes, info.element, l.count, BlockedScale{l, table}, o.runner,
+                o.stats);
+    }
+    return Status::Ok();
+  }
+  // Block scale codes as in Nvfp4OnePass.
   const std::vector<uint32_t> amax = BlockAmax(x.data, x.type, l, o.runner);
   std::vector<double> q(n_scales);
   const double six_g = 6.0 * static_cast<double>(g);
   for (size_t i = 0; i < n_scales; ++i) {
     q[i] = amax[i] >= 0x7F800000u ? std::nan("") : static_cast<double>(FromBits(amax[i])) / six_g;
   }
-  auto* sc = static_cast<uint8_t*>(scales);
   CastChunk(q.data(), T::kDouble, sc, T::kFloat8E4M3FN, n_scales, true);
   for (size_t i = 0; i < n_scales; ++i) {
     if (amax[i] >= 0x7F800000u) {

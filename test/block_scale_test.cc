@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/tuning.h"
 #include "tensorcast/block_scale.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/runner.h"
@@ -280,12 +281,24 @@ TEST(BlockScale, MxMatchesTheOracleOnEveryTarget) {
     const int bits = static_cast<int>(StorageBytes(mx.type, 8));  // bits per element
     for (const Shape& sh : shapes) {
       const size_t n = Count(sh.dims);
-      for (int variant = 0; variant < 4; ++variant) {
+      for (int variant = 0; variant < 5; ++variant) {
         // 0-2: FLOAT, BFLOAT16, FLOAT16 with NaN and infinities; 3: FLOAT without them
-        // (the chunks of the one-pass kernels that hold no NaN block).
+        // (the chunks of the one-pass kernels that hold no NaN block); 4: as 3, with runs
+        // of 32 elements that are all zeros, all float32 subnormals, scaled down to
+        // subnormals and zeros, or scaled up (the scale's clamps and its subnormal amax).
         const T in = variant == 1 ? T::kBfloat16 : variant == 2 ? T::kFloat16 : T::kFloat;
         if (in != T::kFloat && n > 2000) continue;
-        std::vector<float> x = Inputs(n, *mx.elem, rng, variant != 3);
+        std::vector<float> x = Inputs(n, *mx.elem, rng, variant < 3);
+        for (size_t i = 0; variant == 4 && i < n; ++i) {
+          const float up = std::ldexp(x[i], 60);
+          switch (i / 32 % 5) {
+            case 0: x[i] = i & 1 ? 0.0f : -0.0f; break;
+            case 1: x[i] = F(static_cast<uint32_t>(rng() % 0x00800000u) | (i & 2u) << 30); break;
+            case 2: x[i] = std::ldexp(x[i], -120); break;
+            case 3: x[i] = std::isfinite(up) ? up : x[i]; break;
+            default: break;
+          }
+        }
         std::vector<uint8_t> stored = Store(x, in);
         x = Load(stored, in, n);  // the values the call sees
         const size_t axis = static_cast<size_t>(
@@ -370,14 +383,31 @@ TEST(BlockScale, MxDequantizesToCodeTimesScale) {
 
 // --- NVFP4 ------------------------------------------------------------------------------------
 
+// Lowers every streaming threshold to `bytes` for its lifetime (0: the defaults).
+class StreamOverride {
+ public:
+  explicit StreamOverride(size_t bytes) : previous_(tuning::SetStreamBytesForTest(bytes)) {}
+  ~StreamOverride() { tuning::SetStreamBytesForTest(previous_); }
+  StreamOverride(const StreamOverride&) = delete;
+  StreamOverride& operator=(const StreamOverride&) = delete;
+
+ private:
+  size_t previous_;
+};
+
 TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
   test::TargetLoop loop;
   std::mt19937 rng(13);
+  // [5, 160] and [3, 4608] along the last axis take the one-pass path (the second over
+  // several chunks, and streamed when the threshold is lowered); the others the general one.
   const std::vector<Shape> shapes = {
-      {{5, 160}, 1, 16}, {{4100}, 0, 16}, {{48, 3}, 0, 16}, {{3, 50}, 1, 16}};
+      {{5, 160}, 1, 16}, {{3, 4608}, 1, 16}, {{4100}, 0, 16}, {{48, 3}, 0, 16}, {{3, 50}, 1, 16}};
   for (const Shape& sh : shapes) {
     const size_t n = Count(sh.dims);
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 4; ++variant) {
+      // Variant 3: values drawn as for variant 0, with the output streamed (non-temporal
+      // stores from 64 bytes on).
+      const StreamOverride stream_override(variant == 3 ? 64 : 0);
       std::vector<float> x = Inputs(n, kE2M1, rng, variant == 2);
       if (variant == 1) {  // a wide range: some blocks far below the tensor's amax
         for (size_t i = 0; i < n; ++i) x[i] *= std::ldexp(1.0f, static_cast<int>(i % 40) - 20);

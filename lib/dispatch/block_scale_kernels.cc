@@ -13,6 +13,7 @@ namespace dispatch {
 
 HWY_EXPORT(MaxAbsBits);
 HWY_EXPORT(MaxAbsBitsInto);
+HWY_EXPORT(AmaxQuotients);
 HWY_EXPORT(MxChunk);
 HWY_EXPORT(MxChunk32);
 
@@ -24,6 +25,9 @@ void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t* acc) {
   HWY_DYNAMIC_DISPATCH(MaxAbsBitsInto)(x, n, finite_only, acc);
 }
 
+void AmaxQuotients(const float* x, size_t blocks, size_t block, double divisor, double* q) {
+  HWY_DYNAMIC_DISPATCH(AmaxQuotients)(x, blocks, block, divisor, q);
+}
 void MxChunk(const MxChunkArgs& args) { HWY_DYNAMIC_DISPATCH(MxChunk)(args); }
 
 bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,

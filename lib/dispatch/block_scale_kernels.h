@@ -24,6 +24,9 @@ void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t* acc);
 // block holds a NaN or an infinity.
 bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
                bool prefetch, uint8_t* scale_codes, uint8_t* codes);
+// q[b] = (largest |x| of block b, elements [b * block, (b + 1) * block)) / divisor, the
+// correctly rounded double quotient; NaN for a block holding a NaN or an infinity.
+void AmaxQuotients(const float* x, size_t blocks, size_t block, double divisor, double* q);
 // One chunk of a one-pass MX quantization (MxChunkArgs).
 void MxChunk(const MxChunkArgs& args);
 

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -80,6 +81,74 @@ HWY_INLINE void MaxAbsInto(const float* x, size_t n, uint32_t* acc) {
   }
 }
 
+// amax[k] = the largest |x| (float32 bits, as MaxAbs<false>) of block k, elements
+// [k * block, (k + 1) * block), for k < blocks. With `block` a multiple of the lane count N,
+// N blocks at a time: each block's lanes are reduced vertically to one vector, and N such
+// vectors are reduced together by halving (Max of the even and the odd lanes of each pair,
+// ConcatEven / ConcatOdd keeping the blocks in order), N - 1 steps for N blocks instead of a
+// horizontal reduction per block. prefetch.Lines(e, count) is told each element range read.
+template <class Prefetch>
+HWY_INLINE void BlockMaxAbs(const float* x, size_t blocks, size_t block, uint32_t* amax,
+                            const Prefetch& prefetch) {
+  const hn::ScalableTag<int32_t> di;
+  const size_t N = hn::Lanes(di);
+  const int32_t* b = reinterpret_cast<const int32_t*>(x);
+  size_t k = 0;
+#if HWY_TARGET != HWY_SCALAR
+  if (block % N == 0) {
+    HWY_ALIGN int32_t buf[(HWY_MAX_BYTES / 4) * (HWY_MAX_BYTES / 4)];
+    for (; k + N <= blocks; k += N) {
+      for (size_t j = 0; j < N; ++j) {
+        const size_t e = (k + j) * block;
+        prefetch.Lines(e, block);
+        auto m = AbsBits<false>(di, hn::LoadU(di, b + e));
+        for (size_t i = N; i < block; i += N)
+          m = hn::Max(m, AbsBits<false>(di, hn::LoadU(di, b + e + i)));
+        hn::Store(m, di, buf + j * N);
+      }
+      for (size_t count = N; count > 1; count /= 2) {
+        for (size_t j = 0; j < count / 2; ++j) {
+          const auto lo = hn::Load(di, buf + 2 * j * N);
+          const auto hi = hn::Load(di, buf + (2 * j + 1) * N);
+          hn::Store(hn::Max(hn::ConcatEven(di, hi, lo), hn::ConcatOdd(di, hi, lo)), di,
+                    buf + j * N);
+        }
+      }
+      hn::StoreU(hn::Load(di, buf), di, reinterpret_cast<int32_t*>(amax + k));
+    }
+  }
+#else
+  (void)N;
+  (void)b;
+#endif
+  for (; k < blocks; ++k) {
+    prefetch.Lines(k * block, block);
+    amax[k] = MaxAbs<false>(x + k * block, block);
+  }
+}
+
+// MxScaleOf on the lanes of amax (float32 bits): the codes and multipliers of N blocks.
+// Two of MxScaleOf's cases give no different result here: a subnormal amax (log2 <= -127)
+// and an amax of 0 both get e = -127, the clamp below; and e <= 127 - emax + 1 <= 126 for
+// every finite amax and format (emax >= 2), so 2^-e is a normal float32, 2^(127 - e).
+template <class DI>
+HWY_INLINE void MxScales(DI di, hn::Vec<DI> amax, const MxRule& rule, uint8_t* codes, float* mult) {
+  const auto nan = hn::Gt(amax, hn::Set(di, 0x7F7FFFFF));
+  auto e = hn::Sub(hn::ShiftRight<23>(amax), hn::Set(di, 127 + rule.emax));
+  if (rule.rceil) {
+    const auto over = hn::Gt(hn::And(amax, hn::Set(di, 0x7FFFFF)),
+                             hn::Set(di, static_cast<int32_t>(rule.max_fraction)));
+    e = hn::IfThenElse(over, hn::Add(e, hn::Set(di, 1)), e);
+  }
+  e = hn::Max(e, hn::Set(di, -127));
+  const auto m =
+      hn::IfThenElse(nan, hn::Set(di, 0x7FC00000), hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 127), e)));
+  const auto code = hn::IfThenElse(nan, hn::Set(di, kE8M0NaN), hn::Add(e, hn::Set(di, 127)));
+  hn::StoreU(m, di, reinterpret_cast<int32_t*>(mult));
+  const hn::Rebind<uint8_t, DI> d8;
+  hn::StoreU(hn::DemoteTo(d8, code), d8, codes);  // codes <= 255
+}
+
 // out[j] = x[j] * m, m a power of two (exact, or the correctly rounded subnormal).
 HWY_INLINE void ScaleBy(const float* x, size_t n, float m, float* out) {
   const hn::ScalableTag<float> d;
@@ -97,10 +166,21 @@ HWY_INLINE void ScaleBy(const float* x, size_t n, float m, float* out) {
 template <class Prefetch>
 HWY_INLINE bool Scales32(const float* x, size_t blocks, const MxRule& rule, uint8_t* scale_codes,
                          float* mult, const Prefetch& prefetch) {
-  bool finite = true;
-  for (size_t b = 0; b < blocks; ++b) {
-    prefetch.Lines(32 * b, 32);
-    const MxScale s = MxScaleOf(MaxAbs<false>(x + 32 * b, 32), rule);
+  HWY_ALIGN uint32_t amax[tuning::kQuantizeChunkElements / 32];
+  BlockMaxAbs(x, blocks, 32, amax, prefetch);
+  const hn::ScalableTag<int32_t> di;
+  const size_t N = hn::Lanes(di);
+  const auto* a = reinterpret_cast<const int32_t*>(amax);
+  auto special = hn::Zero(di);  // the largest amax: NaN or infinity when >= 0x7F800000
+  size_t b = 0;
+  for (; b + N <= blocks; b += N) {
+    const auto v = hn::LoadU(di, a + b);
+    special = hn::Max(special, v);
+    MxScales(di, v, rule, scale_codes + b, mult + b);
+  }
+  bool finite = hn::GetLane(hn::MaxOfLanes(di, special)) < 0x7F800000;
+  for (; b < blocks; ++b) {
+    const MxScale s = MxScaleOf(amax[b], rule);
     scale_codes[b] = s.code;
     mult[b] = s.multiplier;
     finite &= s.code != kE8M0NaN;
@@ -173,6 +253,31 @@ HWY_INLINE void Encode4(const float* x, size_t n, const float* mult, size_t ahea
   }
 }
 
+// q[b] = the largest |x| of block b (elements [b * block, (b + 1) * block) of x) divided by
+// `divisor` in double, correctly rounded; NaN for a block holding a NaN or an infinity.
+HWY_INLINE void AmaxQuotients(const float* x, size_t blocks, size_t block, double divisor,
+                              double* q) {
+  HWY_ALIGN uint32_t amax[256];
+  for (size_t b0 = 0; b0 < blocks; b0 += 256) {
+    const size_t nb = blocks - b0 < 256 ? blocks - b0 : 256;
+    BlockMaxAbs(x + b0 * block, nb, block, amax, NoSourcePrefetch());
+    for (size_t b = 0; b < nb; ++b) {
+      float f;
+      std::memcpy(&f, &amax[b], sizeof f);
+      q[b0 + b] = amax[b] >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN()
+                                         : static_cast<double>(f);
+    }
+  }
+  size_t b = 0;
+#if HWY_HAVE_FLOAT64
+  const hn::ScalableTag<double> dd;
+  const size_t N = hn::Lanes(dd);
+  const auto vd = hn::Set(dd, divisor);
+  for (; b + N <= blocks; b += N) hn::StoreU(hn::Div(hn::LoadU(dd, q + b), vd), dd, q + b);
+#endif
+  for (; b < blocks; ++b) q[b] /= divisor;
+}
+
 }  // namespace block_scale
 
 // The largest |x[j]| as float32 bits (MaxAbsBits in lib/dispatch/block_scale_kernels.h).
@@ -183,6 +288,12 @@ inline uint32_t MaxAbsBits(const float* x, size_t n, bool finite_only) {
 inline void MaxAbsBitsInto(const float* x, size_t n, bool finite_only, uint32_t* acc) {
   if (finite_only) return block_scale::MaxAbsInto<true>(x, n, acc);
   block_scale::MaxAbsInto<false>(x, n, acc);
+}
+
+// Block quotients for NVFP4's block scales (AmaxQuotients in
+// lib/dispatch/block_scale_kernels.h).
+inline void AmaxQuotients(const float* x, size_t blocks, size_t block, double divisor, double* q) {
+  block_scale::AmaxQuotients(x, blocks, block, divisor, q);
 }
 
 // The one-pass MX chunk of whole blocks of 32 (MxChunk32 in

@@ -104,13 +104,15 @@ HWY_INLINE void PackBytes(DW dw, const void* src, uint8_t* HWY_RESTRICT out, siz
   // Every packed vector is stored aligned (in cache too, as memcpy does): rest() converts
   // the head up to the first vector-aligned output byte.
   const size_t vector_bytes = hn::Lanes(hn::Repartition<uint8_t, DW>());
+  // Non-temporal stores need that alignment: without a whole aligned vector, no streaming.
   const size_t head = detail::ElementsToAlignment(out, vector_bytes);
-  if (head + vector_bytes <= count) {
+  const bool aligned = head + vector_bytes <= count;
+  if (aligned) {
     rest(0, head);
     i = head;
   }
   const auto at_i = [&, from = i](size_t k) TENSORCAST_LAMBDA_INLINE { return at(from + k); };
-  if (kMayStream && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
+  if (kMayStream && aligned && count >= tuning::StreamBytes(kCastLoopStreamBytes)) {
     const SourcePrefetch<kSourceBytes> prefetch(static_cast<const uint8_t*>(src) +
                                                 i * kSourceBytes);
     i += PackBytesLoop<true>(dw, out + i, count - i, at_i, prefetch);

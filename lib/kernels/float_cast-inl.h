@@ -148,7 +148,9 @@ void CastF32ToBF16(const void* src, void* dst, size_t count, const CastOptions&)
     rest(0, head);
     i = head;
   }
-  const bool stream = count * sizeof(uint16_t) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
+  // Non-temporal stores need the aligned start.
+  const bool stream = head + 2 * N <= count &&
+                      count * sizeof(uint16_t) >= tuning::StreamBytes(kCastLoopStreamBytes) &&
                       reinterpret_cast<uintptr_t>(out) % sizeof(uint16_t) == 0;
 #if HWY_TARGET == HWY_AVX3_DL
   static const bool has_avx512_bf16 = __builtin_cpu_supports("avx512bf16");
