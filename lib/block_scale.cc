@@ -579,14 +579,13 @@ void Nvfp4OnePass(const void* x, T x_type, const Layout& l, float g, void* codes
       CastChunk(sc, T::kFloat8E4M3FN, block_scale.data(), T::kFloat, nb, true);
       for (size_t b = 0; b < nb; ++b) block_scale[b] *= g;
       const QdqChunk chunk{&plan, block_scale.data(), nullptr, 0};
-      dispatch::QuantizeQuotientF32(chunk, xf, n, q);
       void* dst = const_cast<void*>(At(codes, elem, e0));
-      if (stream) {
-        CastChunk(q, T::kFloat, staged, elem, n, true);
-        dispatch::StreamCopy(staged, dst, StorageBytes(elem, n));
-      } else {
-        CastChunk(q, T::kFloat, dst, elem, n, true);
+      void* to = stream ? static_cast<void*>(staged) : dst;
+      if (!dispatch::QuantizeToFloatCodes(chunk, xf, n, elem, true, to)) {
+        dispatch::QuantizeQuotientF32(chunk, xf, n, q);
+        CastChunk(q, T::kFloat, to, elem, n, true);
       }
+      if (stream) dispatch::StreamCopy(staged, dst, StorageBytes(elem, n));
     }
     if (stream) hwy::FlushStream();
   });

@@ -588,6 +588,16 @@ void QuantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n, 
     if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
     return;
   }
+  if (!int_out) {
+    // Float8 and FLOAT4E2M1: the quotient and its code in one pass where the layout allows
+    // (into y, or into `out` and streamed from there).
+    void* y = const_cast<void*>(At(p.y, p.y_type, e0));
+    if (dispatch::QuantizeToFloatCodes(chunk, x, n, p.y_type, p.saturate,
+                                       t.stream ? static_cast<void*>(out) : y)) {
+      if (t.stream) dispatch::StreamCopy(out, y, StorageBytes(p.y_type, n));
+      return;
+    }
+  }
   if (int_out) {
     dispatch::QuantizeToIntF32(chunk, x, n, lo, hi, out);
   } else {

@@ -15,6 +15,7 @@ namespace dispatch {
 HWY_EXPORT(QuantizeToIntF32);
 HWY_EXPORT(QuantizeToInteger);
 HWY_EXPORT(QuantizeQuotientF32);
+HWY_EXPORT(QuantizeToFloatCodes);
 HWY_EXPORT(DequantizeF32);
 HWY_EXPORT(DequantizeInteger);
 
@@ -30,6 +31,11 @@ void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits
 
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out) {
   HWY_DYNAMIC_DISPATCH(QuantizeQuotientF32)(chunk, x, n, out);
+}
+
+bool QuantizeToFloatCodes(const QdqChunk& chunk, const float* x, size_t n, DataType y_type,
+                          bool saturate, void* out) {
+  return HWY_DYNAMIC_DISPATCH(QuantizeToFloatCodes)(chunk, x, n, y_type, saturate, out);
 }
 
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out) {

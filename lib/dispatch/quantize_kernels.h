@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "lib/quantize_runs.h"
+#include "tensorcast/data_type.h"
 
 namespace tensorcast {
 namespace dispatch {
@@ -20,6 +21,12 @@ void QuantizeToInteger(const QdqChunk& chunk, const float* x, size_t n, int bits
 // out[j] = x[j] / s, plus z when the call has a zero point (a float zero point is +-0:
 // adding it decides the sign of a zero quotient); NaNs as FixNaN in the kernel.
 void QuantizeQuotientF32(const QdqChunk& chunk, const float* x, size_t n, float* out);
+// The codes of QuantizeQuotientF32's quotients as the float8 type or FLOAT4E2M1 y_type, by
+// Cast's rules with `saturate` (FLOAT4E2M1 always saturates), written to out (packed) in
+// one pass. False, with nothing written, for a chunk whose layout the fused loop does not
+// take (blocks not a multiple of the vector; 4-bit runs starting mid-byte) or another type.
+bool QuantizeToFloatCodes(const QdqChunk& chunk, const float* x, size_t n, DataType y_type,
+                          bool saturate, void* out);
 // out[j] = (x[j] - z) * s, rounded to nearest even, or to odd when round_to_odd (for a
 // later Cast to a narrower float). x and out may be the same array.
 // DequantizeF32 of an 8- or 16-bit integer x (`bits`, `is_signed`) read as it is stored.

@@ -261,21 +261,27 @@ HWY_INLINE void AmaxQuotients(const float* x, size_t blocks, size_t block, doubl
   for (size_t b0 = 0; b0 < blocks; b0 += 256) {
     const size_t nb = blocks - b0 < 256 ? blocks - b0 : 256;
     BlockMaxAbs(x + b0 * block, nb, block, amax, NoSourcePrefetch());
-    for (size_t b = 0; b < nb; ++b) {
+    size_t b = 0;
+#if HWY_HAVE_FLOAT64
+    // amax >= 0x7F800000 (NaN or infinity) becomes a NaN, which the division keeps.
+    const hn::ScalableTag<double> dd;
+    const hn::Rebind<int32_t, decltype(dd)> di;
+    const hn::Rebind<float, decltype(dd)> df;
+    const size_t N = hn::Lanes(dd);
+    const auto vd = hn::Set(dd, divisor);
+    for (; b + N <= nb; b += N) {
+      auto a = hn::LoadU(di, reinterpret_cast<const int32_t*>(amax + b));
+      a = hn::IfThenElse(hn::Gt(a, hn::Set(di, 0x7F7FFFFF)), hn::Set(di, 0x7FC00000), a);
+      hn::StoreU(hn::Div(hn::PromoteTo(dd, hn::BitCast(df, a)), vd), dd, q + b0 + b);
+    }
+#endif
+    for (; b < nb; ++b) {
       float f;
       std::memcpy(&f, &amax[b], sizeof f);
       q[b0 + b] = amax[b] >= 0x7F800000u ? std::numeric_limits<double>::quiet_NaN()
-                                         : static_cast<double>(f);
+                                         : static_cast<double>(f) / divisor;
     }
   }
-  size_t b = 0;
-#if HWY_HAVE_FLOAT64
-  const hn::ScalableTag<double> dd;
-  const size_t N = hn::Lanes(dd);
-  const auto vd = hn::Set(dd, divisor);
-  for (; b + N <= blocks; b += N) hn::StoreU(hn::Div(hn::LoadU(dd, q + b), vd), dd, q + b);
-#endif
-  for (; b < blocks; ++b) q[b] /= divisor;
 }
 
 }  // namespace block_scale

@@ -17,7 +17,12 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "lib/kernels/cast_loop_to_bytes-inl.h"
+#include "lib/kernels/f4_codec-inl.h"
+#include "lib/kernels/float8_codec-inl.h"
+#include "lib/kernels/pack-inl.h"
 #include "lib/quantize_runs.h"
+#include "tensorcast/data_type.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensorcast {
@@ -229,7 +234,166 @@ HWY_INLINE void DequantizeOdd(const float* x, size_t n, const QdqRun& run, float
   }
 }
 
+// --- QuantizeLinear to float8 and FLOAT4E2M1 codes in one pass ----------------------------
+// The quotient of Quotient, then the encoder of the Cast kernels (the same functions, so
+// the same codes as the Cast of the float32 quotient), with no float32 chunk in between.
+
+// The scale (or zero point) lanes p of a run for its elements [i, i + Lanes(d)): one value
+// (kUniform), one per element (kPerElement), or the block's (kBlocked: the lanes lie in one
+// block, see FusedRunsFit).
+template <int kMode, class D>
+HWY_INLINE hn::Vec<D> RunLanes(D d, const float* p, const QdqRun& run, size_t i) {
+  if constexpr (kMode == QdqRun::kUniform) {
+    (void)run;
+    (void)i;
+    return hn::Set(d, p[0]);
+  } else if constexpr (kMode == QdqRun::kPerElement) {
+    (void)run;
+    return hn::LoadU(d, p + i);
+  } else {
+    return hn::Set(d, p[(run.phase + i) / run.block]);
+  }
+}
+
+template <int kMode, class D>
+HWY_INLINE hn::Vec<D> QuotientLanes(D d, const float* x, const QdqRun& run, size_t i) {
+  const auto xv = hn::LoadU(d, x + i);
+  const auto sv = RunLanes<kMode>(d, run.s, run, i);
+  auto q = FixNaN(d, xv, sv, hn::Div(xv, sv));
+  if (run.z != nullptr) q = hn::Add(q, RunLanes<kMode>(d, run.z, run, i));
+  return q;
+}
+
+template <class F, bool kSat, class DU>
+HWY_INLINE hn::Vec<DU> F8Code(DU du, hn::Vec<DU> bits) {
+#if TENSORCAST_F8_FMIN_KEEPS_NAN
+  return F32BitsToF8Fast<F, kSat>(du, bits);
+#else
+  return F32BitsToF8<F, kSat>(du, bits);
+#endif
+}
+
+// Float8 codes of the `len` elements of a run at x into out.
+template <class F, bool kSat, int kMode>
+HWY_INLINE void F8Run(const float* x, size_t len, const QdqRun& run, uint8_t* out) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto at = [&](size_t i) TENSORCAST_LAMBDA_INLINE {
+    return F8Code<F, kSat>(du, hn::BitCast(du, QuotientLanes<kMode>(df, x, run, i)));
+  };
+  size_t i = PackBytesLoop<false>(du, out, len, at, NoSourcePrefetch());
+  const hn::CappedTag<float, 1> d1;
+  const hn::RebindToUnsigned<decltype(d1)> du1;
+  for (; i < len; ++i) {
+    out[i] = static_cast<uint8_t>(
+        hn::GetLane(F8Code<F, kSat>(du1, hn::BitCast(du1, QuotientLanes<kMode>(d1, x, run, i)))));
+  }
+}
+
+// FLOAT4E2M1 codes of the `len` elements of a run at x (len even, or the chunk's last
+// run), packed two per byte into out.
+template <int kMode>
+HWY_INLINE void F4Run(const float* x, size_t len, const QdqRun& run, uint8_t* out) {
+  const subbyte::DU32 du;
+  const subbyte::DF32 df;
+  const size_t N = hn::Lanes(du);
+  const size_t chunk = PackedChunk<4>();
+  size_t i = 0;
+  for (; i + chunk <= len; i += chunk) {
+    const auto code = [&](size_t j) TENSORCAST_LAMBDA_INLINE {
+      return subbyte::F4CodeFromF32(hn::BitCast(du, QuotientLanes<kMode>(df, x, run, i + j * N)));
+    };
+    hn::StoreU(PackCodes32<4>(du, code), DU8(), out + i / 2);
+  }
+#if HWY_TARGET != HWY_SCALAR
+  // Whole vectors of a shorter rest: the codes of lanes 2k and 2k + 1 meet in u64 lane k.
+  const hn::Repartition<uint64_t, decltype(du)> d64;
+  const hn::Rebind<uint8_t, decltype(d64)> d8;
+  for (; i + N <= len; i += N) {
+    const auto c = hn::BitCast(
+        d64, subbyte::F4CodeFromF32(hn::BitCast(du, QuotientLanes<kMode>(df, x, run, i))));
+    const auto pair = hn::Or(hn::And(c, hn::Set(d64, 0xFu)), hn::ShiftRight<28>(c));
+    hn::StoreU(hn::TruncateTo(d8, pair), d8, out + i / 2);
+  }
+#endif
+  const hn::CappedTag<float, 1> d1;
+  const hn::RebindToUnsigned<decltype(d1)> du1;
+  for (; i < len; i += 2) {
+    uint32_t c[2] = {0, 0};
+    for (size_t k = 0; k < 2 && i + k < len; ++k) {
+      // F4CodeFromF32 on one lane: its full-width tag takes the first lane.
+      HWY_ALIGN uint32_t lanes[HWY_MAX_BYTES / 4] = {};
+      lanes[0] = hn::GetLane(hn::BitCast(du1, QuotientLanes<kMode>(d1, x, run, i + k)));
+      c[k] = hn::GetLane(subbyte::F4CodeFromF32(hn::Load(du, lanes)));
+    }
+    out[i / 2] = static_cast<uint8_t>(c[0] | c[1] << 4);
+  }
+}
+
+template <class RunFn>
+HWY_INLINE void ByMode(const QdqRun& run, const RunFn& f) {
+  switch (run.mode) {
+    case QdqRun::kUniform: f(std::integral_constant<int, QdqRun::kUniform>()); return;
+    case QdqRun::kPerElement: f(std::integral_constant<int, QdqRun::kPerElement>()); return;
+    default: f(std::integral_constant<int, QdqRun::kBlocked>()); return;
+  }
+}
+
+// Whether the fused loops take every run of the chunk: blocked runs whose vectors each lie
+// in one block, and (4-bit codes) runs that start on a whole byte.
+HWY_INLINE bool FusedRunsFit(const QdqChunk& chunk, size_t n, bool nibbles) {
+  const size_t N = hn::Lanes(hn::ScalableTag<float>());
+  bool fit = true;
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    if (run.mode == QdqRun::kBlocked && (run.block % N != 0 || run.phase % N != 0)) fit = false;
+    if (nibbles && j % 2 != 0) fit = false;
+    (void)len;
+  });
+  return fit;
+}
+
+template <class F, bool kSat>
+HWY_INLINE void F8Chunk(const QdqChunk& chunk, const float* x, size_t n, uint8_t* out) {
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    ByMode(run,
+           [&](auto mode) { F8Run<F, kSat, decltype(mode)::value>(x + j, len, run, out + j); });
+  });
+}
+
+template <class F>
+HWY_INLINE void F8Chunk(const QdqChunk& chunk, const float* x, size_t n, bool saturate,
+                        uint8_t* out) {
+  if (saturate) return F8Chunk<F, true>(chunk, x, n, out);
+  F8Chunk<F, false>(chunk, x, n, out);
+}
+
 }  // namespace qdq
+
+// QuantizeLinear to a float8 type or FLOAT4E2M1 in one pass (QuantizeToFloatCodes in
+// lib/dispatch/quantize_kernels.h).
+inline bool QuantizeToFloatCodes(const QdqChunk& chunk, const float* x, size_t n, DataType y_type,
+                                 bool saturate, void* out) {
+  auto* o = static_cast<uint8_t*>(out);
+  const bool nibbles = y_type == DataType::kFloat4E2M1;
+  if (!qdq::FusedRunsFit(chunk, n, nibbles)) return false;
+  switch (y_type) {
+    case DataType::kFloat8E4M3FN: qdq::F8Chunk<FmtE4M3FN>(chunk, x, n, saturate, o); return true;
+    case DataType::kFloat8E4M3FNUZ:
+      qdq::F8Chunk<FmtE4M3FNUZ>(chunk, x, n, saturate, o);
+      return true;
+    case DataType::kFloat8E5M2: qdq::F8Chunk<FmtE5M2>(chunk, x, n, saturate, o); return true;
+    case DataType::kFloat8E5M2FNUZ:
+      qdq::F8Chunk<FmtE5M2FNUZ>(chunk, x, n, saturate, o);
+      return true;
+    case DataType::kFloat4E2M1:
+      ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+        qdq::ByMode(
+            run, [&](auto mode) { qdq::F4Run<decltype(mode)::value>(x + j, len, run, o + j / 2); });
+      });
+      return true;
+    default: return false;
+  }
+}
 
 inline void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                              float* out) {
