@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "hwy/targets.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -22,6 +25,18 @@
 namespace tensorcast_bench {
 
 // `count` float32 values N(0, 1) x scale from a fixed-seed generator (65536, tiled).
+// "--target=NAME" (a Highway target name, e.g. AVX2): every dispatched kernel of the run uses
+// that target instead of the best one (true when `arg` is that flag; an unknown or
+// unsupported name leaves the best target).
+inline bool ForceTargetFlag(const char* arg) {
+  const std::string a = arg;
+  if (a.rfind("--target=", 0) != 0) return false;
+  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+    if (a.substr(9) == hwy::TargetName(t)) hwy::SetSupportedTargetsForTest(t);
+  }
+  return true;
+}
+
 inline std::vector<float> NormalSample(size_t count, double scale) {
   std::vector<float> tile(65536);
   uint64_t state = 0x5EEDull;

@@ -170,8 +170,10 @@ void RegisterAll() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --reps=K: interleaved batches behind the ratios; --target=NAME: that Highway target.
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--reps=", 7) == 0) g_reps = std::atoi(argv[i] + 7);
+    tensorcast_bench::ForceTargetFlag(argv[i]);
   }
   RegisterAll();
   benchmark::Initialize(&argc, argv);

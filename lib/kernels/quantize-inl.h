@@ -52,13 +52,33 @@ HWY_INLINE V FixNaN(D d, V a, V b, V r) {
 // plus z; a NaN quotient gives z. The result is an exact integer in [lo, hi].
 struct ToInt {
   float lo, hi;
+  // The quotient, 0 for NaN, clamped to [lo - z, hi - z]; the bounds are integers, so
+  // rounding after the clamp gives what rounding before it gives.
+  template <class D, class V>
+  HWY_INLINE V Clamped(D d, V x, V s, V z) const {
+    const V q = hn::Div(x, s);
+    const V a = hn::IfThenZeroElse(hn::IsNaN(q), q);
+    return hn::Min(hn::Max(a, hn::Sub(hn::Set(d, lo), z)), hn::Sub(hn::Set(d, hi), z));
+  }
   template <class D, class V>
   HWY_INLINE V operator()(D d, V x, V s, V z) const {
-    const V q = hn::Div(x, s);
-    V r = hn::Round(q);
-    r = hn::Min(hn::Max(r, hn::Sub(hn::Set(d, lo), z)), hn::Sub(hn::Set(d, hi), z));
-    r = hn::IfThenZeroElse(hn::IsNaN(q), r);
-    return hn::Add(r, z);
+    return hn::Add(hn::Round(Clamped(d, x, s, z)), z);
+  }
+};
+
+// ToInt's integers on int32 lanes, for the 8- and 16-bit stores (z holds an integer).
+struct ToIntLanes {
+  ToInt to_int;
+  template <class D, class V>
+  HWY_INLINE hn::Vec<hn::RebindToSigned<D>> operator()(D d, V x, V s, V z) const {
+    const hn::RebindToSigned<D> di;
+    const V c = to_int.Clamped(d, x, s, z);
+#if HWY_ARCH_X86
+    const auto r = hn::NearestInt(c);  // cvtps2dq: to nearest, ties to even
+#else
+    const auto r = hn::ConvertTo(di, hn::Round(c));
+#endif
+    return hn::Add(r, hn::ConvertTo(di, z));
   }
 };
 
@@ -90,6 +110,9 @@ template <class D, class V, typename OutT>
 HWY_INLINE void StoreAs(D d, V v, OutT* p) {
   if constexpr (std::is_same<OutT, float>::value) {
     hn::StoreU(v, d, p);
+  } else if constexpr (!hwy::IsFloat<hn::TFromV<V>>()) {  // int32 lanes in OutT's range
+    const hn::Rebind<OutT, D> dn;
+    hn::StoreU(hn::DemoteTo(dn, v), dn, p);
   } else {
     const hn::RebindToSigned<D> di;
     const hn::Rebind<OutT, D> dn;
@@ -407,7 +430,7 @@ inline void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, fl
 template <typename OutT>
 HWY_INLINE void QuantizeToNarrow(const QdqChunk& chunk, const float* x, size_t n, float lo,
                                  float hi, void* out) {
-  const qdq::ToInt op{lo, hi};
+  const qdq::ToIntLanes op{qdq::ToInt{lo, hi}};
   OutT* o = static_cast<OutT*>(out);
   ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
     qdq::Run(x + j, len, run, o + j, op);
