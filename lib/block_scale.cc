@@ -376,10 +376,9 @@ void MxOnePass(const float* x, const Layout& l, const FormatInfo& info, const Mx
   const size_t out_bytes = StorageBytes(elem, l.count);
   const bool stream = out_bytes >= tuning::StreamBytes(tuning::kCastLoopStreamBytes);
   const size_t chunks = (l.count + kChunk - 1) / kChunk;
-  // Blocks of 32 that tile the rows, to a float8 format or FLOAT4E2M1: scales and codes
-  // in registers (MxChunk32), the chunk's blocks being whole.
-  const bool fused = l.block == 32 && l.dim % 32 == 0 &&
-                     (elem == T::kFloat8E4M3FN || elem == T::kFloat8E5M2 || elem == T::kFloat4E2M1);
+  // Blocks of 32 that tile the rows: scales and codes in registers (MxChunk32), the
+  // chunk's blocks being whole.
+  const bool fused = l.block == 32 && l.dim % 32 == 0;
   ForRanges(runner, chunks, l.count * 4 + out_bytes, [&](size_t begin, size_t end) {
     alignas(64) float scaled[kChunk];
     alignas(64) unsigned char staged[kChunk];  // the codes of a chunk (at most a byte each)
@@ -388,8 +387,7 @@ void MxOnePass(const float* x, const Layout& l, const FormatInfo& info, const Mx
         const size_t e0 = c * kChunk, n = std::min(kChunk, l.count - e0);
         void* dst = const_cast<void*>(At(codes, elem, e0));
         uint8_t* to = stream ? reinterpret_cast<uint8_t*>(staged) : static_cast<uint8_t*>(dst);
-        if (dispatch::MxChunk32(x + e0, n, rule, Facts(elem).bits, elem == T::kFloat8E5M2, stream,
-                                scales + e0 / 32, to)) {
+        if (dispatch::MxChunk32(x + e0, n, rule, elem, stream, scales + e0 / 32, to)) {
           if (stream) dispatch::StreamCopy(staged, dst, StorageBytes(elem, n));
           continue;
         }

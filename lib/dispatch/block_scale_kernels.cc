@@ -30,12 +30,10 @@ void AmaxQuotients(const float* x, size_t blocks, size_t block, double divisor, 
 }
 void MxChunk(const MxChunkArgs& args) { HWY_DYNAMIC_DISPATCH(MxChunk)(args); }
 
-bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
-               bool prefetch, uint8_t* scale_codes, uint8_t* codes) {
-  return HWY_DYNAMIC_DISPATCH(MxChunk32)(x, n, rule, element_bits, e5m2, prefetch, scale_codes,
-                                         codes);
+bool MxChunk32(const float* x, size_t n, const MxRule& rule, DataType element, bool prefetch,
+               uint8_t* scale_codes, uint8_t* codes) {
+  return HWY_DYNAMIC_DISPATCH(MxChunk32)(x, n, rule, element, prefetch, scale_codes, codes);
 }
-
 }  // namespace dispatch
 }  // namespace tensorcast
 #endif  // HWY_ONCE

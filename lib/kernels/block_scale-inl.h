@@ -22,6 +22,7 @@
 #include "lib/block_scale_rules.h"
 #include "lib/kernels/cast_loop_to_bytes-inl.h"
 #include "lib/kernels/f4_codec-inl.h"
+#include "lib/kernels/float6_codec-inl.h"
 #include "lib/kernels/float8_codec-inl.h"
 #include "lib/kernels/pack-inl.h"
 
@@ -284,6 +285,62 @@ HWY_INLINE void AmaxQuotients(const float* x, size_t blocks, size_t block, doubl
   }
 }
 
+// FLOAT6 codes of format F for `n` elements (a multiple of 32), packed four in three bytes
+// at out: chunks of float6::Chunk() elements as the FLOAT6 Cast kernel packs them (whole
+// vectors), the rest (whole groups of 32) through a zero-padded chunk.
+template <class F>
+HWY_INLINE void Encode6(const float* x, size_t n, const float* mult, size_t ahead, uint8_t* out) {
+  const float6::DU32 du;
+  const float6::DF32 df;
+  const size_t V = hn::Lanes(du);
+  const size_t chunk = float6::Chunk();
+  // Packs one chunk of elements whose scaled float32 values value(e) gives.
+  const auto pack = [&](const auto& value, uint8_t* to) TENSORCAST_LAMBDA_INLINE {
+#if HWY_TARGET == HWY_SCALAR
+    uint32_t c[4];
+    for (size_t j = 0; j < 4; ++j) {
+      c[j] = hn::GetLane(float6::CodeFromF32<F>(hn::BitCast(du, value(j))));
+    }
+    to[0] = static_cast<uint8_t>(c[0] | c[1] << 6);
+    to[1] = static_cast<uint8_t>(c[1] >> 2 | c[2] << 4);
+    to[2] = static_cast<uint8_t>(c[2] >> 4 | c[3] << 2);
+#else
+    const float6::Layout t;
+    // The codes in named variables, in address order (see PackCodes32).
+    const auto vec = [&](size_t q) TENSORCAST_LAMBDA_INLINE {
+      const auto c0 = float6::CodeFromF32<F>(hn::BitCast(du, value((4 * q) * V)));
+      const auto c1 = float6::CodeFromF32<F>(hn::BitCast(du, value((4 * q + 1) * V)));
+      const auto c2 = float6::CodeFromF32<F>(hn::BitCast(du, value((4 * q + 2) * V)));
+      const auto c3 = float6::CodeFromF32<F>(hn::BitCast(du, value((4 * q + 3) * V)));
+      return NarrowBytes(du, c0, c1, c2, c3);
+    };
+    const auto v0 = vec(0);
+    const auto v1 = vec(1);
+    const auto v2 = vec(2);
+    const auto v3 = vec(3);
+    float6::PackFour<false>(t, v0, v1, v2, v3, to);
+#endif
+  };
+  size_t i = 0;
+  for (; i + chunk <= n; i += chunk) {
+    pack(
+        [&](size_t k) TENSORCAST_LAMBDA_INLINE {
+          const size_t e = i + k;
+          if (ahead != 0 && e % 16 == 0) hwy::Prefetch(x + e + ahead);
+          return hn::Mul(hn::LoadU(df, x + e), hn::Set(df, mult[e / 32]));
+        },
+        out + i / 4 * 3);
+  }
+  if (i < n) {
+    HWY_ALIGN float padded[4 * HWY_MAX_BYTES] = {};
+    HWY_ALIGN uint8_t packed[3 * HWY_MAX_BYTES];
+    for (size_t k = 0; i + k < n; ++k) padded[k] = x[i + k] * mult[(i + k) / 32];
+    pack([&](size_t k) TENSORCAST_LAMBDA_INLINE { return hn::LoadU(df, padded + k); }, packed);
+    std::memcpy(out + i / 4 * 3, packed, (n - i) / 4 * 3);
+  }
+  (void)V;
+}
+
 }  // namespace block_scale
 
 // The largest |x[j]| as float32 bits (MaxAbsBits in lib/dispatch/block_scale_kernels.h).
@@ -304,8 +361,8 @@ inline void AmaxQuotients(const float* x, size_t blocks, size_t block, double di
 
 // The one-pass MX chunk of whole blocks of 32 (MxChunk32 in
 // lib/dispatch/block_scale_kernels.h).
-inline bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_bits, bool e5m2,
-                      bool prefetch, uint8_t* scale_codes, uint8_t* codes) {
+inline bool MxChunk32(const float* x, size_t n, const MxRule& rule, DataType element, bool prefetch,
+                      uint8_t* scale_codes, uint8_t* codes) {
   HWY_ALIGN float mult[tuning::kQuantizeChunkElements / 32];
   if (n > tuning::kQuantizeChunkElements || n % 32 != 0) return false;
   const bool finite =
@@ -315,14 +372,19 @@ inline bool MxChunk32(const float* x, size_t n, const MxRule& rule, int element_
   // Out of cache, the encoding (which reads x from L1) prefetches the next chunk, so that
   // memory streams while it computes and Scales32 finds its lines in cache.
   const size_t ahead = prefetch ? tuning::kQuantizeChunkElements : 0;
-  if (element_bits == 4) {
-    block_scale::Encode4(x, n, mult, ahead, codes);
-  } else if (e5m2) {
-    block_scale::Encode8<FmtE5M2>(x, n, mult, ahead, codes);
-  } else {
-    block_scale::Encode8<FmtE4M3FN>(x, n, mult, ahead, codes);
+  switch (element) {
+    case DataType::kFloat4E2M1: block_scale::Encode4(x, n, mult, ahead, codes); return true;
+    case DataType::kFloat8E5M2:
+      block_scale::Encode8<FmtE5M2>(x, n, mult, ahead, codes);
+      return true;
+    case DataType::kFloat6E2M3:
+      block_scale::Encode6<float6::FmtE2M3>(x, n, mult, ahead, codes);
+      return true;
+    case DataType::kFloat6E3M2:
+      block_scale::Encode6<float6::FmtE3M2>(x, n, mult, ahead, codes);
+      return true;
+    default: block_scale::Encode8<FmtE4M3FN>(x, n, mult, ahead, codes); return true;
   }
-  return true;
 }
 
 // The MX chunk (MxChunk in lib/dispatch/block_scale_kernels.h).
