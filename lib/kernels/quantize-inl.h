@@ -179,6 +179,27 @@ HWY_INLINE void Run(const InT* x, size_t n, const QdqRun& run, OutT* out, const 
     case QdqRun::kPerElement: PerElement(x, n, run.s, run.z, out, op); return;
     default: {  // blocked: element j has scale (phase + j) / block
       size_t j = 0, k = 0, phase = run.phase;
+      const hn::ScalableTag<float> d;
+      const size_t N = hn::Lanes(d);
+      if (N > 1 && run.block % N == 0 && phase % N == 0) {
+        // Every vector lies in one block: one loop over the vectors, the block's scale
+        // broadcast to each (no call per block); the rest lies in block k too.
+        const auto vectors = [&](auto has_z) TENSORCAST_LAMBDA_INLINE {
+          for (size_t r = phase; j + N <= n; j += N) {
+            const auto z = decltype(has_z)::value ? hn::Set(d, run.z[k]) : hn::Zero(d);
+            StoreAs(d, op(d, LoadAs(d, x + j), hn::Set(d, run.s[k]), z), out + j);
+            r += N;
+            if (r == run.block) r = 0, ++k;
+          }
+        };
+        if (run.z == nullptr) {
+          vectors(std::false_type());
+        } else {
+          vectors(std::true_type());
+        }
+        if (j < n) Uniform(x + j, n - j, run.s[k], run.z == nullptr ? 0.0f : run.z[k], out + j, op);
+        return;
+      }
       while (j < n) {
         const size_t len = run.block - phase < n - j ? run.block - phase : n - j;
         Uniform(x + j, len, run.s[k], run.z == nullptr ? 0.0f : run.z[k], out + j, op);
