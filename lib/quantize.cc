@@ -619,6 +619,15 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
     if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
     return;
   }
+  if (p.y_type == T::kFloat && xf.kind == TypeKind::kFloat && xf.bits == 8) {
+    // Float8 to FLOAT: one kernel decodes x in registers and writes y (or L1, streamed).
+    QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+    float* y = static_cast<float*>(p.y) + e0;
+    if (dispatch::DequantizeFloat8(chunk, At(p.x, p.x_type, e0), n, p.x_type, t.stream ? out : y)) {
+      if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
+      return;
+    }
+  }
   // FLOAT outputs not streamed: x is converted into y and multiplied there (in L1).
   const bool in_y = p.y_type == T::kFloat && !t.stream;
   float* dst = in_y ? static_cast<float*>(p.y) + e0 : out;

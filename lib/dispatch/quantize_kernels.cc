@@ -18,6 +18,7 @@ HWY_EXPORT(QuantizeQuotientF32);
 HWY_EXPORT(QuantizeToFloatCodes);
 HWY_EXPORT(DequantizeF32);
 HWY_EXPORT(DequantizeInteger);
+HWY_EXPORT(DequantizeFloat8);
 
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
@@ -40,6 +41,10 @@ bool QuantizeToFloatCodes(const QdqChunk& chunk, const float* x, size_t n, DataT
 
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out) {
   HWY_DYNAMIC_DISPATCH(DequantizeF32)(chunk, x, n, round_to_odd, out);
+}
+
+bool DequantizeFloat8(const QdqChunk& chunk, const void* x, size_t n, DataType x_type, float* out) {
+  return HWY_DYNAMIC_DISPATCH(DequantizeFloat8)(chunk, x, n, x_type, out);
 }
 
 void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,

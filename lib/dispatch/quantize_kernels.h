@@ -33,6 +33,9 @@ bool QuantizeToFloatCodes(const QdqChunk& chunk, const float* x, size_t n, DataT
 void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,
                        float* out);
 void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_to_odd, float* out);
+// DequantizeF32 to FLOAT of float8 x (x_type, codes as stored), decoded in registers; false
+// (nothing written) for another type.
+bool DequantizeFloat8(const QdqChunk& chunk, const void* x, size_t n, DataType x_type, float* out);
 
 }  // namespace dispatch
 }  // namespace tensorcast

@@ -133,6 +133,20 @@ HWY_INLINE hn::Vec<D> LoadAs(D d, const InT* p) {
   }
 }
 
+// A float8 code of format F, as DequantizeLinear reads x: LoadAs decodes it (exactly, with
+// the Cast kernel's decoder).
+template <class F>
+struct StoredF8 {
+  int8_t bits;
+};
+
+template <class D, class F>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const StoredF8<F>* p) {
+  const hn::Rebind<int8_t, D> di8;
+  return hn::BitCast(d,
+                     F8CodeToF32Bits<F>(di8, hn::LoadU(di8, reinterpret_cast<const int8_t*>(p))));
+}
+
 // Runs op on every element of a run whose scale and zero point are given by `run`. x and
 // out may be the same array (each vector is loaded before its result is stored).
 template <class Op, typename InT, typename OutT>
@@ -502,6 +516,27 @@ HWY_INLINE void DequantizeNarrow(const QdqChunk& chunk, const void* x, size_t n,
       qdq::Run(in + j, len, run, out + j, qdq::Product<true>{});
     }
   });
+}
+
+// DequantizeLinear of float8 x straight to FLOAT: each code decoded in registers, then
+// (x - z) * s (no float32 copy of x).
+template <class F>
+HWY_INLINE void DequantizeF8Codes(const QdqChunk& chunk, const void* x, size_t n, float* out) {
+  const auto* in = static_cast<const qdq::StoredF8<F>*>(x);
+  ForEachRun(chunk, n, [&](size_t j, size_t len, const QdqRun& run) {
+    qdq::Run(in + j, len, run, out + j, qdq::Product<true>{});
+  });
+}
+
+inline bool DequantizeFloat8(const QdqChunk& chunk, const void* x, size_t n, DataType x_type,
+                             float* out) {
+  switch (x_type) {
+    case DataType::kFloat8E4M3FN: DequantizeF8Codes<FmtE4M3FN>(chunk, x, n, out); return true;
+    case DataType::kFloat8E4M3FNUZ: DequantizeF8Codes<FmtE4M3FNUZ>(chunk, x, n, out); return true;
+    case DataType::kFloat8E5M2: DequantizeF8Codes<FmtE5M2>(chunk, x, n, out); return true;
+    case DataType::kFloat8E5M2FNUZ: DequantizeF8Codes<FmtE5M2FNUZ>(chunk, x, n, out); return true;
+    default: return false;
+  }
 }
 
 inline void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits,
