@@ -45,9 +45,10 @@ void BM_Qdq(benchmark::State& state, bool quantize, DataType q_type, Layout layo
   const size_t count = rows * cols;
   const DataType x_type = quantize ? DataType::kFloat : q_type;
   const DataType y_type = quantize ? q_type : DataType::kFloat;
-  // x, then room for the traffic limit to read the scales' bytes after it.
+  // x, then room for the traffic limit to read the scales' bytes after it (at most one bit
+  // per element: a FLOAT scale per block of 32).
   const size_t x_bytes = tensorcast::StorageBytes(x_type, count);
-  ReusedBuffer in(0, x_bytes + x_bytes / 8 + 64, 0, 0);
+  ReusedBuffer in(0, x_bytes + count / 8 + 64, 0, 0);
   ReusedBuffer out(1, tensorcast::StorageBytes(y_type, count), 0, 0);
   std::mt19937 rng(7);
   if (quantize) {

@@ -619,11 +619,17 @@ void DequantizeChunk(const QuantizePlan& p, const Tables& t, size_t e0, size_t n
     if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
     return;
   }
-  if (p.y_type == T::kFloat && xf.kind == TypeKind::kFloat && xf.bits == 8) {
-    // Float8 to FLOAT: one kernel decodes x in registers and writes y (or L1, streamed).
+  const bool float8 = xf.kind == TypeKind::kFloat && xf.bits == 8;
+  if (p.y_type == T::kFloat && (float8 || xf.bits == 4)) {
+    // Float8, INT4 and UINT4 to FLOAT: one kernel decodes x in registers and writes y (or
+    // L1, streamed).
     QdqChunk chunk{&p, t.scale.values, t.zero_point.values, e0};
+    chunk.nan_free = t.nan_free;
     float* y = static_cast<float*>(p.y) + e0;
-    if (dispatch::DequantizeFloat8(chunk, At(p.x, p.x_type, e0), n, p.x_type, t.stream ? out : y)) {
+    const void* xc = At(p.x, p.x_type, e0);
+    float* to = t.stream ? out : y;
+    if (float8 ? dispatch::DequantizeFloat8(chunk, xc, n, p.x_type, to)
+               : dispatch::DequantizeNibbles(chunk, xc, n, p.x_type, to)) {
       if (t.stream) dispatch::StreamCopy(out, y, n * sizeof(float));
       return;
     }

@@ -19,6 +19,7 @@ HWY_EXPORT(QuantizeToFloatCodes);
 HWY_EXPORT(DequantizeF32);
 HWY_EXPORT(DequantizeInteger);
 HWY_EXPORT(DequantizeFloat8);
+HWY_EXPORT(DequantizeNibbles);
 
 void QuantizeToIntF32(const QdqChunk& chunk, const float* x, size_t n, float lo, float hi,
                       float* out) {
@@ -45,6 +46,11 @@ void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_t
 
 bool DequantizeFloat8(const QdqChunk& chunk, const void* x, size_t n, DataType x_type, float* out) {
   return HWY_DYNAMIC_DISPATCH(DequantizeFloat8)(chunk, x, n, x_type, out);
+}
+
+bool DequantizeNibbles(const QdqChunk& chunk, const void* x, size_t n, DataType x_type,
+                       float* out) {
+  return HWY_DYNAMIC_DISPATCH(DequantizeNibbles)(chunk, x, n, x_type, out);
 }
 
 void DequantizeInteger(const QdqChunk& chunk, const void* x, size_t n, int bits, bool is_signed,

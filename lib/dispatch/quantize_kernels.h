@@ -36,6 +36,10 @@ void DequantizeF32(const QdqChunk& chunk, const float* x, size_t n, bool round_t
 // DequantizeF32 to FLOAT of float8 x (x_type, codes as stored), decoded in registers; false
 // (nothing written) for another type.
 bool DequantizeFloat8(const QdqChunk& chunk, const void* x, size_t n, DataType x_type, float* out);
+// The same for INT4 / UINT4 x (packed; the chunk starts on a whole byte), the
+// codes unpacked in registers; false (nothing written) for another type or a layout the
+// loop does not take (as QuantizeToFloatCodes).
+bool DequantizeNibbles(const QdqChunk& chunk, const void* x, size_t n, DataType x_type, float* out);
 
 }  // namespace dispatch
 }  // namespace tensorcast
