@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/tuning.h"
 #include "tensorcast/block_scale.h"
 #include "tensorcast/cast.h"
 #include "tensorcast/runner.h"
 #include "test/target_loop.h"
+#include "test/test_util.h"
 
 namespace tensorcast {
 namespace {
@@ -383,18 +383,6 @@ TEST(BlockScale, MxDequantizesToCodeTimesScale) {
 
 // --- NVFP4 ------------------------------------------------------------------------------------
 
-// Lowers every streaming threshold to `bytes` for its lifetime (0: the defaults).
-class StreamOverride {
- public:
-  explicit StreamOverride(size_t bytes) : previous_(tuning::SetStreamBytesForTest(bytes)) {}
-  ~StreamOverride() { tuning::SetStreamBytesForTest(previous_); }
-  StreamOverride(const StreamOverride&) = delete;
-  StreamOverride& operator=(const StreamOverride&) = delete;
-
- private:
-  size_t previous_;
-};
-
 TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
   test::TargetLoop loop;
   std::mt19937 rng(13);
@@ -407,7 +395,7 @@ TEST(BlockScale, Nvfp4MatchesTheOracleOnEveryTarget) {
     for (int variant = 0; variant < 4; ++variant) {
       // Variant 3: values drawn as for variant 0, with the output streamed (non-temporal
       // stores from 64 bytes on).
-      const StreamOverride stream_override(variant == 3 ? 64 : 0);
+      const test::StreamBytesOverride stream_override(variant == 3 ? 64 : 0);
       std::vector<float> x = Inputs(n, kE2M1, rng, variant == 2);
       if (variant == 1) {  // a wide range: some blocks far below the tensor's amax
         for (size_t i = 0; i < n; ++i) x[i] *= std::ldexp(1.0f, static_cast<int>(i % 40) - 20);

@@ -172,17 +172,7 @@ bool FirstDifference(const uint8_t* a, const uint8_t* b, size_t n, size_t* at) {
   return true;
 }
 
-// Lowers every streaming threshold to `bytes` for its lifetime (SIZE_MAX: never stream).
-class StreamBytesOverride {
- public:
-  explicit StreamBytesOverride(size_t bytes) : previous_(tuning::SetStreamBytesForTest(bytes)) {}
-  ~StreamBytesOverride() { tuning::SetStreamBytesForTest(previous_); }
-  StreamBytesOverride(const StreamBytesOverride&) = delete;
-  StreamBytesOverride& operator=(const StreamBytesOverride&) = delete;
-
- private:
-  size_t previous_;
-};
+using test::StreamBytesOverride;
 
 // `count` elements of the type's source pattern (repeated as needed; whole bytes).
 Bytes RepeatedSource(DataType type, size_t count) {

@@ -14,10 +14,24 @@
 #include <string>
 #include <vector>
 
+#include "lib/tuning.h"
 #include "tensorcast/tensorcast.h"
 
 namespace tensorcast {
 namespace test {
+
+// Lowers every streaming threshold to `bytes` for its lifetime (0: the defaults; SIZE_MAX:
+// never stream), so that small calls reach the non-temporal paths.
+class StreamBytesOverride {
+ public:
+  explicit StreamBytesOverride(size_t bytes) : previous_(tuning::SetStreamBytesForTest(bytes)) {}
+  ~StreamBytesOverride() { tuning::SetStreamBytesForTest(previous_); }
+  StreamBytesOverride(const StreamBytesOverride&) = delete;
+  StreamBytesOverride& operator=(const StreamBytesOverride&) = delete;
+
+ private:
+  size_t previous_;
+};
 
 using Bytes = std::vector<uint8_t>;
 
